@@ -1,0 +1,163 @@
+import Observation
+import Synchronization
+
+/// An observable, dictionary-like interface to a keychain.
+///
+/// Every read queries the backend (no value or error is cached). Reads,
+/// writes and removals through one instance share one lock. `Keychain`
+/// participates in Swift Observation per key: a write to one key never
+/// invalidates a tracker that read only another; every mutation attempt
+/// notifies, before the mutation, even when the value is equal or the attempt
+/// fails. Observers registered with ``addObserver(forKey:_:)`` hear each
+/// attempt after it, with its outcome.
+public final class Keychain<Interface>: KeychainProtocol, Sendable
+where Interface: KeychainInterfaceProtocol {
+
+    /// The backend this keychain forwards to.
+    public let interface: Interface
+
+    private let lock = Mutex(())
+    private let registrar = ObservationRegistrar()
+    private let observers = KeychainObservers()
+
+    /// Creates a keychain backed by the given interface.
+    public init(interface: Interface) {
+        self.interface = interface
+    }
+
+    // MARK: Strings
+
+    /// Reads the value for a key; a failed read returns `nil`.
+    /// Writes a value for a key, or removes it when `nil`; a failed write is discarded.
+    public subscript(key: KeychainAttributes) -> String? {
+        get { try? value(forKey: key) }
+        set {
+            if let newValue {
+                try? updateValue(newValue, forKey: key)
+            } else {
+                try? removeValue(forKey: key)
+            }
+        }
+    }
+
+    /// Reads the value for a key, returning a default when absent or unreadable.
+    public subscript(key: KeychainAttributes, default defaultValue: @autoclosure () -> String) -> String {
+        (try? value(forKey: key)) ?? defaultValue()
+    }
+
+    /// Returns the value for a key, or `nil` when absent.
+    ///
+    /// A stored value that is not valid UTF-8 reads as absent; the next write
+    /// replaces it. Use ``data(forKey:)`` to read it as bytes.
+    public func value(forKey key: KeychainAttributes) throws(KeychainError) -> String? {
+        guard let bytes = try data(forKey: key) else { return nil }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    /// Inserts or updates the value for a key, stored as UTF-8.
+    public func updateValue(_ value: String, forKey key: KeychainAttributes) throws(KeychainError) {
+        try updateData(Array(value.utf8), forKey: key)
+    }
+
+    // MARK: Bytes
+
+    /// Returns the bytes stored for a key, or `nil` when absent.
+    public func data(forKey key: KeychainAttributes) throws(KeychainError) -> [UInt8]? {
+        registrar.access(self, keyPath: \.[observationKey: key])
+        try key.validate()
+        return try lock.withLock { _ throws(KeychainError) in try interface.readItem(key) }
+    }
+
+    /// Inserts or updates the bytes for a key. The bytes may contain NUL.
+    ///
+    /// Updates the existing item (one storage call); when there is none,
+    /// inserts (two calls); when another writer inserted first, retries the
+    /// update once (three calls), whose error propagates.
+    public func updateData(_ value: [UInt8], forKey key: KeychainAttributes) throws(KeychainError) {
+        try mutate(key, .update) { () throws(KeychainError) in
+            do throws(KeychainError) {
+                try interface.updateItem(key, value: value)
+            } catch .itemNotFound {
+                do throws(KeychainError) {
+                    try interface.insertItem(key, value: value)
+                } catch .duplicateItem {
+                    try interface.updateItem(key, value: value)
+                }
+            }
+        }
+    }
+
+    /// Removes the value for a key. Removing an absent item succeeds.
+    public func removeValue(forKey key: KeychainAttributes) throws(KeychainError) {
+        try mutate(key, .remove) { () throws(KeychainError) in
+            do throws(KeychainError) {
+                try interface.deleteItem(key)
+            } catch .itemNotFound {
+                return
+            }
+        }
+    }
+
+    // MARK: Observers
+
+    /// Calls `handler` after every mutation attempt on `key` through this
+    /// keychain, successful or not, with the attempt's outcome.
+    ///
+    /// The handler runs on the thread that made the attempt, after the
+    /// attempt, with no lock held: it may use this keychain, including
+    /// ``removeObserver(_:)`` on itself.
+    public func addObserver(
+        forKey key: KeychainAttributes,
+        _ handler: @escaping @Sendable (KeychainChange) -> Void
+    ) -> KeychainObservationToken {
+        observers.add(forKey: key, handler)
+    }
+
+    /// Removes an observer. Returns `false` when the token is unknown or was
+    /// already removed. A notification already running may still call it.
+    @discardableResult
+    public func removeObserver(_ token: KeychainObservationToken) -> Bool {
+        observers.remove(token)
+    }
+
+    /// Removes every observer.
+    public func removeAllObservers() {
+        observers.removeAll()
+    }
+
+    // MARK: Internals
+
+    /// The per-key key path Observation tracks.
+    private subscript(observationKey key: KeychainAttributes) -> Void { () }
+
+    private func mutate(
+        _ key: KeychainAttributes,
+        _ event: KeychainEvent,
+        _ body: () throws(KeychainError) -> Void
+    ) throws(KeychainError) {
+        let keyPath = \Keychain.[observationKey: key]
+        registrar.willSet(self, keyPath: keyPath)
+        let error: KeychainError?
+        do throws(KeychainError) {
+            try key.validate()
+            try lock.withLock { _ throws(KeychainError) in try body() }
+            error = nil
+        } catch let failure {
+            error = failure
+        }
+        registrar.didSet(self, keyPath: keyPath)
+        observers.notify(KeychainChange(key: key, event: event, error: error))
+        if let error { throw error }
+    }
+}
+
+extension Keychain: Observable {}
+
+extension Keychain where Interface == SecretServiceKeychainInterface {
+
+    /// Creates a keychain backed by the user's Secret Service (the default
+    /// collection).
+    public convenience init() {
+        self.init(interface: SecretServiceKeychainInterface())
+    }
+}

@@ -1,0 +1,54 @@
+/// The ways a keychain operation fails.
+///
+/// The cases of the KeychainKit reference, plus the situations a Linux
+/// Secret Service adds. Reads of an absent item return `nil` instead of
+/// throwing ``itemNotFound``; the case exists for the storage primitives of
+/// ``KeychainInterfaceProtocol``.
+public enum KeychainError: Equatable, Error, Sendable {
+
+    /// An item already exists for the key.
+    case duplicateItem
+
+    /// The keychain is locked and cannot be unlocked without a prompt we may
+    /// not show. The item may well exist: this is never "absent".
+    case interactionNotAllowed
+
+    /// No item exists for the key.
+    case itemNotFound
+
+    /// Access was refused by policy (for example a sandbox, or the service's
+    /// `AccessDenied`).
+    case missingEntitlement
+
+    /// There is no session bus, or no Secret Service provider answers on it.
+    case serviceUnavailable
+
+    /// The user dismissed a prompt.
+    case userCanceled
+
+    /// An argument was unusable: an empty account or service, or one that
+    /// contains a NUL character.
+    case invalidArgument
+
+    /// Any other failure, with the backend's error code and message
+    /// (for the Secret Service, the D-Bus error name and its text).
+    /// The message never contains a secret.
+    case unknownError(code: Int32, message: String)
+}
+
+extension KeychainError: CustomStringConvertible {
+
+    /// A short, human-readable description of the failure.
+    public var description: String {
+        switch self {
+        case .duplicateItem: "an item already exists for the key"
+        case .interactionNotAllowed: "the keychain is locked and may not prompt to unlock"
+        case .itemNotFound: "no item exists for the key"
+        case .missingEntitlement: "access to the keychain was denied"
+        case .serviceUnavailable: "no Secret Service is reachable"
+        case .userCanceled: "the user canceled the operation"
+        case .invalidArgument: "invalid argument"
+        case let .unknownError(code, message): "keychain error \(code): \(message)"
+        }
+    }
+}

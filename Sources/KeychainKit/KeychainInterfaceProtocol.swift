@@ -1,0 +1,22 @@
+/// The storage primitives a ``Keychain`` is written in.
+///
+/// A backend stores byte values under ``KeychainAttributes``. Each method is
+/// one "storage call" in the sense of the reference's operation cost. Every
+/// method is safe to call from many threads at once.
+public protocol KeychainInterfaceProtocol: Sendable {
+
+    /// Returns the value stored for `key`, or `nil` when no item exists.
+    func readItem(_ key: KeychainAttributes) throws(KeychainError) -> [UInt8]?
+
+    /// Replaces the value of an existing item; throws
+    /// ``KeychainError/itemNotFound`` when there is none.
+    func updateItem(_ key: KeychainAttributes, value: [UInt8]) throws(KeychainError)
+
+    /// Creates an item; throws ``KeychainError/duplicateItem`` when one
+    /// already exists for `key`.
+    func insertItem(_ key: KeychainAttributes, value: [UInt8]) throws(KeychainError)
+
+    /// Deletes every item of `key`; throws ``KeychainError/itemNotFound``
+    /// when there is none.
+    func deleteItem(_ key: KeychainAttributes) throws(KeychainError)
+}
