@@ -7,20 +7,20 @@ let package = Package(
         .library(name: "KeychainKit", targets: ["KeychainKit"]),
     ],
     targets: [
-        // libsecret and GIO, found through pkg-config.
+        // GIO's D-Bus client, found through pkg-config.
         .systemLibrary(
-            name: "CLibSecret",
-            pkgConfig: "libsecret-1",
-            providers: [.apt(["libsecret-1-dev"])]
+            name: "CGIO",
+            pkgConfig: "gio-2.0",
+            providers: [.apt(["libglib2.0-dev"])]
         ),
         // The Swift core: Keychain, errors, observation, both backends. No Foundation.
         .target(
             name: "KeychainKit",
-            dependencies: ["CLibSecret"]
+            dependencies: ["CGIO"]
         ),
         .testTarget(
             name: "KeychainKitTests",
-            dependencies: ["KeychainKit", "CLibSecret"]
+            dependencies: ["KeychainKit", "CGIO"]
         ),
     ],
     swiftLanguageModes: [.v6]

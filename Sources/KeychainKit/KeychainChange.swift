@@ -15,6 +15,13 @@ public struct KeychainChange: Sendable, Equatable {
     public let event: KeychainEvent
     /// `nil` when the attempt succeeded, otherwise its error.
     public let error: KeychainError?
+
+    /// Creates a change record.
+    public init(key: KeychainAttributes, event: KeychainEvent, error: KeychainError?) {
+        self.key = key
+        self.event = event
+        self.error = error
+    }
 }
 
 /// Identifies an observer registered with ``Keychain/addObserver(forKey:_:)``.

@@ -1,4 +1,4 @@
-import CLibSecret
+import CGIO
 
 extension Array where Element == UInt8 {
 

@@ -1,34 +1,39 @@
-import CLibSecret
+import CGIO
 
 /// A private D-Bus connection to the Secret Service with an open transfer
-/// session (secrets travel encrypted, as libsecret negotiates).
+/// session.
 ///
 /// The connection is our own, not GIO's process-wide session bus, so its
-/// loss never terminates the host process; every call has a timeout.
+/// loss never terminates the host process (the shared bus exits on close),
+/// and every call has a timeout. The session uses the Secret Service's
+/// `plain` algorithm: secrets cross the local bus socket unencrypted, as
+/// with go-keyring and keyring-rs' default; only processes of the same user
+/// can see that traffic, and they can ask the service for the secret anyway.
 final class SecretServiceConnection: @unchecked Sendable {
 
     static let busName = "org.freedesktop.secrets"
     static let servicePath = "/org/freedesktop/secrets"
 
     private let bus: OpaquePointer
-    private let service: UnsafeMutablePointer<SecretService>
     private let timeoutMilliseconds: Int32
 
-    private init(bus: OpaquePointer, service: UnsafeMutablePointer<SecretService>, timeoutMilliseconds: Int32) {
+    /// The object path of our transfer session.
+    let sessionPath: String
+
+    private init(bus: OpaquePointer, sessionPath: String, timeoutMilliseconds: Int32) {
         self.bus = bus
-        self.service = service
+        self.sessionPath = sessionPath
         self.timeoutMilliseconds = timeoutMilliseconds
     }
 
     deinit {
         g_dbus_connection_close_sync(bus, nil, nil)
-        kk_object_unref(service)
         kk_object_unref(UnsafeMutableRawPointer(bus))
     }
 
-    /// Connects to the bus at `busAddress` (the session bus when `nil`), waits (at most the timeout) for the
-    /// Secret Service to answer, starting it by D-Bus activation when the
-    /// bus can, and opens a transfer session.
+    /// Connects to the bus at `busAddress` (the session bus when `nil`),
+    /// opens a transfer session with the Secret Service, which the bus may
+    /// start by D-Bus activation, waiting at most the timeout.
     static func open(busAddress: String?, timeoutMilliseconds: Int32) throws(SecretServiceFailure) -> SecretServiceConnection {
         var error: UnsafeMutablePointer<GError>?
         let sessionAddress = busAddress == nil ? g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SESSION, nil, &error) : nil
@@ -43,22 +48,21 @@ final class SecretServiceConnection: @unchecked Sendable {
             throw unavailable(error)
         }
         g_dbus_connection_set_exit_on_close(bus, 0)
-        let ping = g_dbus_connection_call_sync(
-            bus, busName, servicePath, "org.freedesktop.DBus.Peer", "Ping",
-            nil, nil, G_DBUS_CALL_FLAGS_NONE, timeoutMilliseconds, nil, &error)
-        guard let ping else {
+        let reply = g_dbus_connection_call_sync(
+            bus, busName, servicePath, "org.freedesktop.Secret.Service", "OpenSession",
+            kk_variant_open_plain_session_args(), kk_variant_type_session_reply(),
+            G_DBUS_CALL_FLAGS_NONE, timeoutMilliseconds, nil, &error)
+        guard let reply else {
+            g_dbus_connection_close_sync(bus, nil, nil)
             kk_object_unref(UnsafeMutableRawPointer(bus))
             throw unavailable(error)
         }
-        g_variant_unref(ping)
-        guard let service = kk_secret_service_new(bus, nil, &error) else {
-            kk_object_unref(UnsafeMutableRawPointer(bus))
-            throw error.map { SecretServiceFailure(consuming: $0) } ?? SecretServiceFailure(.serviceUnavailable)
-        }
-        return SecretServiceConnection(bus: bus, service: service, timeoutMilliseconds: timeoutMilliseconds)
+        let session = Variant(owning: reply)[1].string
+        return SecretServiceConnection(bus: bus, sessionPath: session, timeoutMilliseconds: timeoutMilliseconds)
     }
 
-    /// Any failure to reach the service is "unavailable", whatever its detail.
+    /// A failure to reach the service is "unavailable" whatever its detail,
+    /// unless the service refused us.
     private static func unavailable(_ error: UnsafeMutablePointer<GError>?) -> SecretServiceFailure {
         if let error {
             let failure = SecretServiceFailure(consuming: error)
@@ -83,32 +87,19 @@ final class SecretServiceConnection: @unchecked Sendable {
         return Variant(owning: reply)
     }
 
-    /// The object path of our transfer session.
-    var sessionPath: String {
-        String(cString: secret_service_get_session_dbus_path(service))
-    }
-
-    /// Encodes `bytes` as a floating `(oayays)` secret for this session.
+    /// Encodes `bytes` as a floating `(oayays)` secret of this session.
     func encode(_ bytes: [UInt8]) -> OpaquePointer {
         let contentType = String(validating: bytes, as: UTF8.self) == nil ? "application/octet-stream" : "text/plain"
-        let value = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { chars in
-                secret_value_new(chars.baseAddress, gssize(chars.count), contentType)
-            }
+        return bytes.withUnsafeBytes { buffer in
+            kk_variant_plain_secret(sessionPath, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), buffer.count, contentType)
         }
-        defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-        return secret_service_encode_dbus_secret(service, value)
     }
 
     /// Decodes an `(oayays)` secret of this session.
-    func decode(_ secret: Variant) throws(SecretServiceFailure) -> [UInt8] {
-        guard let value = secret_service_decode_dbus_secret(service, secret.raw) else {
-            throw SecretServiceFailure(.unknownError(code: 0, message: "the service sent a secret that could not be decoded"),
-                                       connectionLost: true, retryOnNewConnection: true)
-        }
-        defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+    func decode(_ secret: Variant) -> [UInt8] {
+        let value = secret[2]
         var length: gsize = 0
-        guard let bytes = secret_value_get(value, &length), length > 0 else { return [] }
+        guard let bytes = g_variant_get_fixed_array(value.raw, &length, 1), length > 0 else { return [] }
         return Array(UnsafeRawBufferPointer(start: bytes, count: Int(length)))
     }
 }

@@ -1,4 +1,4 @@
-import CLibSecret
+import CGIO
 
 /// A failed D-Bus call, classified for the keychain.
 struct SecretServiceFailure: Error {

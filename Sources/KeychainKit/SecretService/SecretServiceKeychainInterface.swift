@@ -1,4 +1,4 @@
-import CLibSecret
+import CGIO
 import Synchronization
 
 /// The reference's name for the platform backend.
@@ -61,7 +61,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
                     path, "org.freedesktop.Secret.Item", "GetSecret",
                     kk_variant_tuple1(g_variant_new_object_path(connection.sessionPath)),
                     replyType: kk_variant_type_secret_reply())
-                return try connection.decode(reply[0])
+                return connection.decode(reply[0])
             } catch let failure where failure.error == .itemNotFound {
                 return nil  // deleted between the search and the read
             }

@@ -1,4 +1,4 @@
-import CLibSecret
+import CGIO
 
 /// An owned reference to a GLib `GVariant`, released when the wrapper is.
 final class Variant {

@@ -1,37 +1,11 @@
-/* The parts of libsecret and GIO that KeychainKit uses, plus small inline
- * helpers for what Swift cannot call directly (variadic GLib constructors and
- * type macros). No logic lives here: each helper builds or unpacks one value. */
-#ifndef KEYCHAINKIT_CLIBSECRET_SHIM_H
-#define KEYCHAINKIT_CLIBSECRET_SHIM_H
+/* The parts of GIO that KeychainKit uses, plus small inline helpers for what
+ * Swift cannot call directly (variadic GLib constructors and type macros).
+ * No logic lives here: each helper builds or unpacks one value. */
+#ifndef KEYCHAINKIT_CGIO_SHIM_H
+#define KEYCHAINKIT_CGIO_SHIM_H
 
-#define SECRET_API_SUBJECT_TO_CHANGE 1
-#include <libsecret/secret.h>
 #include <gio/gio.h>
 #include <string.h>
-
-/* A SecretService proxy on a caller-owned connection (not the process-wide
- * shared bus, whose exit-on-close would terminate the host process when the
- * bus goes away), with an open transfer session, and without loading
- * properties or connecting signals. */
-static inline SecretService *kk_secret_service_new(GDBusConnection *connection,
-                                                   GCancellable *cancellable,
-                                                   GError **error) {
-    return (SecretService *)g_initable_new(
-        SECRET_TYPE_SERVICE, cancellable, error,
-        "g-connection", connection,
-        "g-flags", G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES
-                       | G_DBUS_PROXY_FLAGS_DO_NOT_CONNECT_SIGNALS
-                       | G_DBUS_PROXY_FLAGS_DO_NOT_AUTO_START,
-        "g-name", "org.freedesktop.secrets",
-        "g-object-path", "/org/freedesktop/secrets",
-        "g-interface-name", "org.freedesktop.Secret.Service",
-        "flags", SECRET_SERVICE_OPEN_SESSION,
-        NULL);
-}
-
-static inline GDBusConnection *kk_secret_service_connection(SecretService *service) {
-    return g_dbus_proxy_get_connection(G_DBUS_PROXY(service));
-}
 
 static inline void kk_object_unref(void *object) { g_object_unref(object); }
 
@@ -71,6 +45,21 @@ static inline GVariant *kk_variant_create_item_args(const char *label,
     return g_variant_new("(a{sv}@(oayays)b)", &props, secret, replace);
 }
 
+/* (sv) for Service.OpenSession with the "plain" algorithm. */
+static inline GVariant *kk_variant_open_plain_session_args(void) {
+    return g_variant_new("(sv)", "plain", g_variant_new_string(""));
+}
+
+/* A "plain" secret (oayays) of the given session: no parameters, the bytes
+ * as they are. Floating. */
+static inline GVariant *kk_variant_plain_secret(const char *session, const void *bytes,
+                                                size_t length, const char *content_type) {
+    return g_variant_new("(o@ay@ays)", session,
+                         g_variant_new_fixed_array(G_VARIANT_TYPE_BYTE, "", 0, 1),
+                         g_variant_new_fixed_array(G_VARIANT_TYPE_BYTE, bytes, length, 1),
+                         content_type);
+}
+
 /* (X) around one value (consumed), e.g. (o) or ((oayays)). */
 static inline GVariant *kk_variant_tuple1(GVariant *child) {
     return g_variant_new_tuple(&child, 1);
@@ -98,6 +87,7 @@ static inline const GVariantType *kk_variant_type_secret_reply(void) { return G_
 static inline const GVariantType *kk_variant_type_object_path_pair(void) { return G_VARIANT_TYPE("(oo)"); }
 static inline const GVariantType *kk_variant_type_object_path(void) { return G_VARIANT_TYPE("(o)"); }
 static inline const GVariantType *kk_variant_type_variant(void) { return G_VARIANT_TYPE("(v)"); }
+static inline const GVariantType *kk_variant_type_session_reply(void) { return G_VARIANT_TYPE("(vo)"); }
 
 static inline GQuark kk_io_error_quark(void) { return G_IO_ERROR; }
 static inline GQuark kk_dbus_error_quark(void) { return G_DBUS_ERROR; }

@@ -1,0 +1,55 @@
+import KeychainKit
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The backends every behavioural test runs against.
+enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case memory
+    case secretService
+
+    var testDescription: String { rawValue }
+
+    /// A fresh interface of this backend, behind a call counter (a concrete
+    /// type, so that `Keychain(interface:)` accepts it).
+    ///
+    /// The Secret Service backend is only used inside the private keyring of
+    /// `scripts/with-secret-service.sh`; elsewhere the test fails rather than
+    /// touch the user's real keyring.
+    func makeInterface() throws -> CountingInterface {
+        switch self {
+        case .memory:
+            return CountingInterface(InMemoryKeychainInterface())
+        case .secretService:
+            try requirePrivateKeyring()
+            return CountingInterface(SecretServiceKeychainInterface())
+        }
+    }
+}
+
+struct NotInPrivateKeyring: Error, CustomStringConvertible {
+    var description: String {
+        "Secret Service tests run only inside scripts/with-secret-service.sh (make test); refusing to use the real keyring"
+    }
+}
+
+/// Throws unless the test runs inside the private keyring of the harness.
+func requirePrivateKeyring() throws {
+    guard let value = getenv("KEYCHAINKIT_TEST_KEYRING"), String(cString: value) == "private" else {
+        throw NotInPrivateKeyring()
+    }
+}
+
+/// A service name no other test uses, so tests can run in parallel against
+/// one keyring.
+func uniqueService(_ label: String = #function) -> String {
+    let name = label.prefix { $0.isLetter || $0.isNumber }
+    return "kktest.\(name).\(UInt64.random(in: 0...UInt64.max))"
+}
+
+/// A key in a service of its own.
+func uniqueKey(_ account: String = "token", _ label: String = #function) -> KeychainAttributes {
+    KeychainAttributes(account: account, service: uniqueService(label))
+}

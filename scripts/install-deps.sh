@@ -1,0 +1,25 @@
+#!/bin/sh
+# Installs the Debian packages KeychainKit needs to build and test, when they
+# are missing. Needs root (or sudo); prints what is missing otherwise.
+set -eu
+
+packages="libsecret-1-dev pkg-config python3-dev gnome-keyring dbus dbus-daemon libglib2.0-bin libsecret-tools valgrind"
+
+missing=""
+for package in $packages; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+        missing="$missing $package"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+    sudo=""
+elif command -v sudo >/dev/null 2>&1; then
+    sudo="sudo"
+else
+    echo "missing Debian packages:$missing (install them as root)" >&2
+    exit 1
+fi
+echo "installing:$missing" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
