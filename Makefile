@@ -1,27 +1,83 @@
 # KeychainKit — build, test, install.
 #
-#   make test      install missing packages (as root), build, run every test
-#                  inside a private D-Bus session with a fresh gnome-keyring
-#   make build     build the library (release)
-#   make deps      install missing Debian packages
+#   make test       install missing packages (as root), build, and run every
+#                   test (Swift, C) inside a private D-Bus session with a
+#                   fresh gnome-keyring
+#   make lib        build libkeychainkit.so into build/lib
+#   make install    install the library, header and pkg-config file
+#                   (PREFIX=/usr/local, DESTDIR= for staging)
+#   make uninstall  remove what make install installed
+#   make deps       install missing Debian packages
 
-SWIFT       ?= swift
-HARNESS     := scripts/with-secret-service.sh
+SWIFT    ?= swift
+PREFIX   ?= /usr/local
+LIBDIR   ?= lib
+DESTDIR  ?=
+HARNESS  := scripts/with-secret-service.sh
 
-.PHONY: all build deps test test-swift clean
+VERSION_MAJOR := $(shell sed -n 's/^\#define KK_VERSION_MAJOR \([0-9]*\)/\1/p' include/keychainkit.h)
+VERSION_MINOR := $(shell sed -n 's/^\#define KK_VERSION_MINOR \([0-9]*\)/\1/p' include/keychainkit.h)
+VERSION_PATCH := $(shell sed -n 's/^\#define KK_VERSION_PATCH \([0-9]*\)/\1/p' include/keychainkit.h)
+VERSION  := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
+SONAME   := libkeychainkit.so.$(VERSION_MAJOR)
+REALNAME := libkeychainkit.so.$(VERSION)
 
-all: build
+BUILD    := build
+LIB      := $(BUILD)/lib/$(REALNAME)
+
+.PHONY: all deps lib install uninstall test test-swift test-c test-packaging clean FORCE
+
+all: lib
 
 deps:
 	scripts/install-deps.sh
 
-build: deps
-	$(SWIFT) build -c release
+# The shared library, with the Swift runtime linked in statically, stripped
+# of everything but the kk_ symbols it exports.
+lib: $(LIB)
+
+$(LIB): FORCE
+	$(SWIFT) build -c release --product keychainkit -Xswiftc -static-stdlib
+	mkdir -p $(BUILD)/lib
+	strip --strip-unneeded -o $@ .build/release/libkeychainkit.so
+	ln -sf $(REALNAME) $(BUILD)/lib/$(SONAME)
+	ln -sf $(SONAME) $(BUILD)/lib/libkeychainkit.so
+
+$(BUILD)/keychainkit.pc: pkgconfig/keychainkit.pc.in include/keychainkit.h
+	mkdir -p $(BUILD)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+install: $(LIB) $(BUILD)/keychainkit.pc
+	install -d $(DESTDIR)$(PREFIX)/$(LIBDIR) $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/$(LIBDIR)/pkgconfig
+	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/$(LIBDIR)/$(REALNAME)
+	ln -sf $(REALNAME) $(DESTDIR)$(PREFIX)/$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/$(LIBDIR)/libkeychainkit.so
+	install -m 644 include/keychainkit.h $(DESTDIR)$(PREFIX)/include/keychainkit.h
+	install -m 644 $(BUILD)/keychainkit.pc $(DESTDIR)$(PREFIX)/$(LIBDIR)/pkgconfig/keychainkit.pc
+	@if [ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null && [ "$$(id -u)" -eq 0 ]; then ldconfig; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/$(LIBDIR)/$(REALNAME) \
+	      $(DESTDIR)$(PREFIX)/$(LIBDIR)/$(SONAME) \
+	      $(DESTDIR)$(PREFIX)/$(LIBDIR)/libkeychainkit.so \
+	      $(DESTDIR)$(PREFIX)/include/keychainkit.h \
+	      $(DESTDIR)$(PREFIX)/$(LIBDIR)/pkgconfig/keychainkit.pc
 
 test: deps
+	$(MAKE) test-swift
+	$(MAKE) test-c
+	$(MAKE) test-packaging
+
+test-swift:
 	$(SWIFT) build --build-tests
 	$(HARNESS) $(SWIFT) test --skip-build
 
+test-c: $(LIB)
+	bindings/c/run.sh $(CURDIR)/$(BUILD)/lib $(CURDIR)/include $(CURDIR)/$(BUILD)/c
+
+test-packaging: $(LIB)
+	tests/packaging/run.sh
+
 clean:
 	$(SWIFT) package clean
-	rm -rf build
+	rm -rf $(BUILD)

@@ -1,10 +1,15 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// The ABI major version: the soname is libkeychainkit.so.<abiMajor>.
+let abiMajor = 0
+
 let package = Package(
     name: "KeychainKit",
     products: [
         .library(name: "KeychainKit", targets: ["KeychainKit"]),
+        // libkeychainkit.so: the C ABI of include/keychainkit.h.
+        .library(name: "keychainkit", type: .dynamic, targets: ["KeychainKitC"]),
     ],
     targets: [
         // GIO's D-Bus client, found through pkg-config.
@@ -17,6 +22,24 @@ let package = Package(
         .target(
             name: "KeychainKit",
             dependencies: ["CGIO"]
+        ),
+        // C parts of the C ABI: status strings, the thread-local error
+        // message, secret buffers, the version.
+        .target(
+            name: "CKeychainKitSupport"
+        ),
+        // The @_cdecl exports of the C ABI: argument checks and status
+        // mapping over the core, nothing more.
+        .target(
+            name: "KeychainKitC",
+            dependencies: ["KeychainKit", "CKeychainKitSupport"],
+            exclude: ["exports.map"],
+            linkerSettings: [
+                .unsafeFlags([
+                    "-Xlinker", "-soname=libkeychainkit.so.\(abiMajor)",
+                    "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/KeychainKitC/exports.map",
+                ]),
+            ]
         ),
         .testTarget(
             name: "KeychainKitTests",

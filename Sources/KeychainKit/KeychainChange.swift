@@ -28,4 +28,9 @@ public struct KeychainChange: Sendable, Equatable {
 public struct KeychainObservationToken: Hashable, Sendable {
     /// The token's number: unique per keychain, never reused, never 0.
     public let rawValue: UInt64
+
+    /// The token with the given number (as a C caller received it).
+    public init(rawValue: UInt64) {
+        self.rawValue = rawValue
+    }
 }

@@ -1,0 +1,65 @@
+import CKeychainKitSupport
+import KeychainKit
+
+/// A C call's arguments could not be used; carries the status to return.
+struct ArgumentFailure: Error {
+    let status: kk_status
+}
+
+/// Records an invalid-argument failure with `detail` for kk_error_message.
+func invalidArgument(_ detail: String) -> ArgumentFailure {
+    ArgumentFailure(status: fail(KK_EINVAL, detail))
+}
+
+/// Records `status` with `detail` as this thread's last failure and returns it.
+func fail(_ status: kk_status, _ detail: String?) -> kk_status {
+    guard let detail else { return keychainkit_fail(status, nil) }
+    return detail.withCString { keychainkit_fail(status, $0) }
+}
+
+/// Records a keychain error as this thread's last failure and returns its status.
+func fail(_ error: KeychainError) -> kk_status {
+    switch error {
+    case .itemNotFound: fail(KK_ENOTFOUND, nil)
+    case .duplicateItem: fail(KK_EDUPLICATE, nil)
+    case .interactionNotAllowed: fail(KK_ELOCKED, "unlock the keychain and retry; the item may exist")
+    case .missingEntitlement: fail(KK_EDENIED, nil)
+    case .serviceUnavailable: fail(KK_EUNAVAILABLE, "no session bus, or no Secret Service answered on it")
+    case .userCanceled: fail(KK_ECANCELED, nil)
+    case .invalidArgument: fail(KK_EINVAL, nil)
+    case let .unknownError(code, message): fail(KK_EUNKNOWN, "\(message) (code \(code))")
+    }
+}
+
+/// The handle behind `kc`, or a failure when it is NULL.
+func handle(_ kc: OpaquePointer?) throws(ArgumentFailure) -> KeychainHandle {
+    guard let kc else { throw invalidArgument("the keychain handle is NULL") }
+    return KeychainHandle.fromC(kc)
+}
+
+/// The key named by C strings; a NULL service is the default service.
+func key(service: UnsafePointer<CChar>?, account: UnsafePointer<CChar>?) throws(ArgumentFailure) -> KeychainAttributes {
+    guard let account else { throw invalidArgument("the account is NULL") }
+    guard let accountString = String(validatingCString: account) else {
+        throw invalidArgument("the account is not valid UTF-8")
+    }
+    var serviceString = KeychainAttributes.defaultService
+    if let service {
+        guard let decoded = String(validatingCString: service) else {
+            throw invalidArgument("the service is not valid UTF-8")
+        }
+        serviceString = decoded
+    }
+    let key = KeychainAttributes(account: accountString, service: serviceString)
+    if let reason = key.invalidReason { throw invalidArgument(reason) }
+    return key
+}
+
+/// Runs `body`, turning argument failures and keychain errors into statuses.
+func status(_ body: () throws(ArgumentFailure) -> kk_status) -> kk_status {
+    do {
+        return try body()
+    } catch {
+        return error.status
+    }
+}

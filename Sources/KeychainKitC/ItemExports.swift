@@ -1,0 +1,99 @@
+import CKeychainKitSupport
+import KeychainKit
+
+@_cdecl("kk_open_secret_service")
+public func kk_open_secret_service(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> kk_status {
+    open(out) { Keychain(interface: SecretServiceKeychainInterface()) }
+}
+
+@_cdecl("kk_open_memory")
+public func kk_open_memory(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> kk_status {
+    open(out) { Keychain(interface: InMemoryKeychainInterface()) }
+}
+
+private func open(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ make: () -> any HandleOperations) -> kk_status {
+    guard let out else { return fail(KK_EINVAL, "out is NULL") }
+    out.pointee = KeychainHandle(make()).toC()
+    return KK_OK
+}
+
+@_cdecl("kk_close")
+public func kk_close(_ kc: OpaquePointer?) {
+    guard let kc else { return }
+    KeychainHandle.fromC(kc).keychain.removeAllObservers()
+    KeychainHandle.releaseC(kc)
+}
+
+@_cdecl("kk_get")
+public func kk_get(
+    _ kc: OpaquePointer?, _ service: UnsafePointer<CChar>?, _ account: UnsafePointer<CChar>?,
+    _ outValue: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?
+) -> kk_status {
+    outValue?.pointee = nil
+    return status { () throws(ArgumentFailure) in
+        let handle = try handle(kc)
+        let key = try key(service: service, account: account)
+        guard let outValue else { throw invalidArgument("out_value is NULL") }
+        var bytes: [UInt8]
+        do throws(KeychainError) {
+            guard let found = try handle.keychain.data(forKey: key) else { return fail(KK_ENOTFOUND, nil) }
+            bytes = found
+        } catch {
+            return fail(error)
+        }
+        defer { bytes.wipeForC() }
+        guard let copy = keychainkit_secret_alloc(bytes.count) else { return fail(KK_ENOMEM, nil) }
+        bytes.withUnsafeBytes { source in
+            UnsafeMutableRawPointer(copy).copyMemory(from: source.baseAddress ?? UnsafeRawPointer(copy), byteCount: source.count)
+        }
+        outValue.pointee = copy
+        outLength?.pointee = bytes.count
+        return KK_OK
+    }
+}
+
+@_cdecl("kk_set")
+public func kk_set(
+    _ kc: OpaquePointer?, _ service: UnsafePointer<CChar>?, _ account: UnsafePointer<CChar>?,
+    _ value: UnsafeRawPointer?, _ length: Int
+) -> kk_status {
+    status { () throws(ArgumentFailure) in
+        let handle = try handle(kc)
+        let key = try key(service: service, account: account)
+        guard length >= 0, UInt(length) <= UInt(keychainkit_max_value_size) else {
+            throw invalidArgument("the value is larger than KK_MAX_VALUE_SIZE")
+        }
+        guard value != nil || length == 0 else { throw invalidArgument("value is NULL but len is not 0") }
+        var bytes = value.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
+        defer { bytes.wipeForC() }
+        do throws(KeychainError) {
+            try handle.keychain.updateData(bytes, forKey: key)
+            return KK_OK
+        } catch {
+            return fail(error)
+        }
+    }
+}
+
+@_cdecl("kk_remove")
+public func kk_remove(_ kc: OpaquePointer?, _ service: UnsafePointer<CChar>?, _ account: UnsafePointer<CChar>?) -> kk_status {
+    status { () throws(ArgumentFailure) in
+        let handle = try handle(kc)
+        let key = try key(service: service, account: account)
+        do throws(KeychainError) {
+            try handle.keychain.removeValue(forKey: key)
+            return KK_OK
+        } catch {
+            return fail(error)
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Zeroes the array's storage (best effort: earlier copies keep their bytes).
+    mutating func wipeForC() {
+        withUnsafeMutableBytes { buffer in
+            if let base = buffer.baseAddress { keychainkit_wipe(base, buffer.count) }
+        }
+    }
+}

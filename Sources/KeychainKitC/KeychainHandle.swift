@@ -1,0 +1,41 @@
+import KeychainKit
+
+/// The operations a C handle needs, whatever its backend.
+protocol HandleOperations: AnyObject, Sendable {
+    func data(forKey key: KeychainAttributes) throws(KeychainError) -> [UInt8]?
+    func updateData(_ value: [UInt8], forKey key: KeychainAttributes) throws(KeychainError)
+    func removeValue(forKey key: KeychainAttributes) throws(KeychainError)
+    func addObserver(
+        forKey key: KeychainAttributes, _ handler: @escaping @Sendable (KeychainChange) -> Void
+    ) -> KeychainObservationToken
+    func removeObserver(_ token: KeychainObservationToken) -> Bool
+    func removeAllObservers()
+}
+
+extension Keychain: HandleOperations {}
+
+/// What a `kk_keychain *` points to: a retained keychain of either backend.
+final class KeychainHandle {
+
+    let keychain: any HandleOperations
+
+    init(_ keychain: any HandleOperations) {
+        self.keychain = keychain
+    }
+
+    /// Hands the handle to C, which owns one reference until `kk_close`.
+    func toC() -> OpaquePointer {
+        OpaquePointer(Unmanaged.passRetained(self).toOpaque())
+    }
+
+    /// The handle behind a C pointer, retained for the caller's scope, so a
+    /// `kk_close` from inside a callback cannot free it under a running call.
+    static func fromC(_ pointer: OpaquePointer) -> KeychainHandle {
+        Unmanaged<KeychainHandle>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+    }
+
+    /// Gives back the reference C owned.
+    static func releaseC(_ pointer: OpaquePointer) {
+        Unmanaged<KeychainHandle>.fromOpaque(UnsafeRawPointer(pointer)).release()
+    }
+}

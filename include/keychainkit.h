@@ -1,0 +1,236 @@
+/*
+ * keychainkit.h — the C interface of KeychainKit.
+ *
+ * KeychainKit stores small secrets (tokens, passwords, keys) in the Linux
+ * system keychain: the freedesktop Secret Service (gnome-keyring, KWallet,
+ * KeePassXC), or an in-memory keychain for tests.
+ *
+ *     kk_keychain *kc;
+ *     if (kk_open_secret_service(&kc) != KK_OK) { ... kk_error_message() ... }
+ *     kk_set(kc, "my-app", "token", "s3cret", 6);
+ *     char *value; size_t len;
+ *     kk_status st = kk_get(kc, "my-app", "token", &value, &len);
+ *     if (st == KK_OK) { use(value, len); kk_secret_free(value); }
+ *     else if (st == KK_ENOTFOUND) { ... absent ... }
+ *     else if (st == KK_ELOCKED) { ... present or not, cannot read now ... }
+ *     kk_close(kc);
+ *
+ * Conventions
+ * - Every function that can fail returns a kk_status: KK_OK (0) or a
+ *   negative error. On failure, kk_error_message() describes it for the
+ *   calling thread. Status values never change; new ones are only appended.
+ * - Out-parameters come first among outputs and are written only on success
+ *   (kk_get also sets *out_value to NULL on failure).
+ * - Strings are NUL-terminated UTF-8. A key is (service, account); a NULL
+ *   service means the default service, the program's name (argv[0]'s last
+ *   path component). Accounts and services must be non-empty valid UTF-8.
+ * - Secrets returned by the library are released with kk_secret_free(), which
+ *   wipes them first. Never pass them to free().
+ * - A handle may be used from many threads at once; operations through one
+ *   handle are serialized by the handle's lock, which is never held while an
+ *   observer callback runs.
+ * - No function blocks without bound: with no Secret Service, calls fail
+ *   with KK_EUNAVAILABLE at once; every request to the service has a
+ *   timeout (5 seconds); the library never shows or waits for a prompt.
+ *
+ * Link with `pkg-config --cflags --libs keychainkit`.
+ */
+#ifndef KEYCHAINKIT_H
+#define KEYCHAINKIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Marks the library's exported functions. */
+#if defined(__GNUC__) || defined(__clang__)
+#  define KK_API __attribute__((visibility("default")))
+#else
+#  define KK_API
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Versions                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/** The version of this header. */
+#define KK_VERSION_MAJOR 0
+#define KK_VERSION_MINOR 1
+#define KK_VERSION_PATCH 0
+
+/** The version of this header as one number: MAJOR*10000 + MINOR*100 + PATCH. */
+#define KK_VERSION_NUMBER (KK_VERSION_MAJOR * 10000 + KK_VERSION_MINOR * 100 + KK_VERSION_PATCH)
+
+/** The version of the loaded library as one number, comparable with
+ *  KK_VERSION_NUMBER. Thread-safe. */
+KK_API int kk_version_number(void);
+
+/** The version of the loaded library as "MAJOR.MINOR.PATCH". Static text:
+ *  never NULL, never freed. Thread-safe. */
+KK_API const char *kk_version_string(void);
+
+/* ------------------------------------------------------------------------ */
+/* Status codes                                                              */
+/* ------------------------------------------------------------------------ */
+
+/** The outcome of a call. Values are stable: never renumbered, only appended. */
+typedef enum kk_status {
+    /** Success. */
+    KK_OK = 0,
+    /** No item exists for the key. */
+    KK_ENOTFOUND = -1,
+    /** An item already exists for the key. */
+    KK_EDUPLICATE = -2,
+    /** The keychain is locked and may not prompt to unlock. The item may well
+     *  exist: this is never "absent". Retry after the user unlocks it. */
+    KK_ELOCKED = -3,
+    /** Access was refused by policy (sandbox, AccessDenied). */
+    KK_EDENIED = -4,
+    /** No session bus, or no Secret Service provider on it (or it did not
+     *  answer in time). */
+    KK_EUNAVAILABLE = -5,
+    /** The user dismissed a prompt. */
+    KK_ECANCELED = -6,
+    /** A bad argument: a NULL pointer, an empty account or service, a string
+     *  that is not valid UTF-8, a value larger than KK_MAX_VALUE_SIZE, an
+     *  unknown observer token. */
+    KK_EINVAL = -7,
+    /** Out of memory. */
+    KK_ENOMEM = -8,
+    /** Any other failure; kk_error_message() has the backend's error. */
+    KK_EUNKNOWN = -9
+} kk_status;
+
+/** A short English description of `status` ("no item for the key", ...).
+ *  Static text: never NULL (unknown values give "unknown status"), never
+ *  freed. Thread-safe. */
+KK_API const char *kk_status_string(kk_status status);
+
+/** A description of the calling thread's last failure, with its detail (for
+ *  example the D-Bus error), or "" when this thread has had none. Never NULL;
+ *  never contains a secret. Valid until the calling thread's next kk_ call;
+ *  not freed by the caller. */
+KK_API const char *kk_error_message(void);
+
+/* ------------------------------------------------------------------------ */
+/* Handles                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/** A keychain handle. Opaque; created by a kk_open_* function, released
+ *  with kk_close(). */
+typedef struct kk_keychain kk_keychain;
+
+/** The largest value kk_set() accepts, in bytes (16 MiB). */
+#define KK_MAX_VALUE_SIZE ((size_t)16 * 1024 * 1024)
+
+/** Opens a handle on the user's Secret Service; new items go to its default
+ *  collection. Connecting is deferred to the first operation, so this call
+ *  succeeds without a session bus; operations then return KK_EUNAVAILABLE.
+ *  On success *out owns a handle to release with kk_close().
+ *  Returns KK_OK, KK_EINVAL (out is NULL) or KK_ENOMEM. Thread-safe. */
+KK_API kk_status kk_open_secret_service(kk_keychain **out);
+
+/** Opens a handle on a new, empty, process-local in-memory keychain with
+ *  the same semantics as the Secret Service one. Nothing is persisted; each
+ *  handle has its own items. Returns KK_OK, KK_EINVAL (out is NULL) or
+ *  KK_ENOMEM. Thread-safe. */
+KK_API kk_status kk_open_memory(kk_keychain **out);
+
+/** Releases a handle: removes its observers (calling their destroy
+ *  functions), then frees it. NULL is accepted and ignored. The handle must
+ *  not be used afterwards, nor closed while another thread uses it; closing
+ *  it from inside one of its own callbacks is allowed (it is released when
+ *  the outermost call returns). */
+KK_API void kk_close(kk_keychain *kc);
+
+/* ------------------------------------------------------------------------ */
+/* Items                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/** Reads the value stored for (service, account).
+ *
+ *  On KK_OK, *out_value is a new NUL-terminated copy of the value, to be
+ *  released with kk_secret_free(), and *out_len (when out_len is not NULL)
+ *  its length without the terminator; the value may itself contain NUL
+ *  bytes. On any failure *out_value is NULL.
+ *
+ *  Returns KK_OK; KK_ENOTFOUND when no item exists; KK_ELOCKED when the
+ *  item is in a locked collection (never reported as absent);
+ *  KK_EUNAVAILABLE; KK_EDENIED; KK_EINVAL (kc, account or out_value NULL,
+ *  bad strings); KK_ENOMEM; KK_EUNKNOWN. Every read queries the keychain:
+ *  changes made by other processes are seen at once. Thread-safe. */
+KK_API kk_status kk_get(kk_keychain *kc, const char *service, const char *account,
+                        char **out_value, size_t *out_len);
+
+/** Stores `len` bytes at `value` for (service, account), replacing the
+ *  current value or creating the item. The bytes may contain NUL; value may
+ *  be NULL when len is 0. The library keeps no reference to `value`.
+ *
+ *  Returns KK_OK; KK_ELOCKED; KK_EUNAVAILABLE; KK_EDENIED; KK_EINVAL (kc or
+ *  account NULL, bad strings, value NULL with len > 0, len >
+ *  KK_MAX_VALUE_SIZE); KK_EUNKNOWN. Observers of the key are called after
+ *  the attempt, whatever its outcome, before this function returns.
+ *  Thread-safe. */
+KK_API kk_status kk_set(kk_keychain *kc, const char *service, const char *account,
+                        const void *value, size_t len);
+
+/** Removes every item of (service, account). Removing an absent item is
+ *  KK_OK. Returns KK_OK; KK_ELOCKED (nothing removed); KK_EUNAVAILABLE;
+ *  KK_EDENIED; KK_EINVAL; KK_EUNKNOWN. Observers of the key are called after
+ *  the attempt. Thread-safe. */
+KK_API kk_status kk_remove(kk_keychain *kc, const char *service, const char *account);
+
+/** Overwrites a value returned by kk_get() with zeros and frees it. NULL is
+ *  accepted and ignored. Thread-safe. */
+KK_API void kk_secret_free(char *value);
+
+/* ------------------------------------------------------------------------ */
+/* Observers                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/** What a mutation attempt tried to do. */
+typedef enum kk_event {
+    /** kk_set(): insert or update. */
+    KK_EVENT_SET = 1,
+    /** kk_remove(). */
+    KK_EVENT_REMOVE = 2
+} kk_event;
+
+/** An observer callback: called after every kk_set() or kk_remove() on the
+ *  observed key through the handle, with the attempt's status (KK_OK or an
+ *  error: failed attempts and equal values notify too). `service` and
+ *  `account` are valid only during the call. */
+typedef void (*kk_observer)(kk_event event, const char *service, const char *account,
+                            kk_status status, void *userdata);
+
+/** Registers `cb` for (service, account) on `kc`.
+ *
+ *  The callback runs on the thread that called kk_set()/kk_remove(), after
+ *  the attempt and before that call returns, with no library lock held: it
+ *  may call any kk_ function, including kk_get() and kk_unobserve() on its
+ *  own token. Several threads may run callbacks at once. Observers of other
+ *  keys cost nothing. `destroy` (may be NULL) is called with `userdata`
+ *  exactly once: after kk_unobserve() or kk_close() removes the observer,
+ *  once no callback of it is still running (so possibly on the thread of
+ *  such a callback).
+ *
+ *  On KK_OK, *out_token identifies the observer (never 0). Returns KK_OK or
+ *  KK_EINVAL (kc, account, cb or out_token NULL, bad strings); on failure
+ *  `destroy` is not called. Thread-safe. */
+KK_API kk_status kk_observe(kk_keychain *kc, const char *service, const char *account,
+                            kk_observer cb, void *userdata, void (*destroy)(void *userdata),
+                            uint64_t *out_token);
+
+/** Removes the observer `token` of `kc`. Returns KK_OK, or KK_EINVAL when kc
+ *  is NULL or the token is unknown or already removed. A callback already
+ *  running on another thread may still complete. Thread-safe. */
+KK_API kk_status kk_unobserve(kk_keychain *kc, uint64_t token);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KEYCHAINKIT_H */

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Packaging tests of libkeychainkit.so: the exported symbols and soname, make
+# install / uninstall into a staging DESTDIR, a C program built with only
+# pkg-config against the installed prefix, and that program running on a
+# machine without the Swift toolchain (its directory hidden by a private
+# mount namespace). Prints `N passed, N failed`; exits non-zero on failure.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+work=$(mktemp -d "${TMPDIR:-/tmp}/keychainkit-packaging.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+passed=0 failed=0
+
+check() {  # check NAME COMMAND...
+    local name=$1; shift
+    if "$@" >"$work/out" 2>&1; then
+        passed=$((passed + 1)); echo "PASS $name"
+    else
+        failed=$((failed + 1)); echo "FAIL $name"; sed 's/^/    /' "$work/out"
+    fi
+}
+
+lib=$(readlink -f build/lib/libkeychainkit.so)
+version=$(sed -n 's/^#define KK_VERSION_MAJOR \([0-9]*\)/\1/p' include/keychainkit.h)
+
+only_kk_symbols() {
+    local others
+    others=$(readelf --dyn-syms -W "$lib" | awk '$5 == "GLOBAL" && $7 != "UND" {print $8}' | grep -v '^kk_')
+    [ -z "$others" ] || { echo "exported besides kk_: $others"; return 1; }
+    # Every function the header declares is exported.
+    local declared
+    for declared in $(grep -oE '^KK_API [^(]*\(' include/keychainkit.h | sed -E 's/.*[ *](kk_[a-z_]+)\($/\1/'); do
+        readelf --dyn-syms -W "$lib" | awk '{print $8}' | grep -qx "$declared" || { echo "missing $declared"; return 1; }
+    done
+}
+check "exports only the kk_ symbols, all of the header's" only_kk_symbols
+
+soname_is_abi_major() {
+    readelf -d "$lib" | grep -q "SONAME.*\[libkeychainkit.so.$version\]"
+}
+check "soname is libkeychainkit.so.$version" soname_is_abi_major
+
+no_swift_runtime_needed() {
+    ! readelf -d "$lib" | grep NEEDED | grep -qi swift
+}
+check "needs no Swift runtime library" no_swift_runtime_needed
+
+stage="$work/stage" prefix=/opt/keychainkit-test
+check "make install into DESTDIR" make -s install PREFIX=$prefix DESTDIR="$stage"
+
+installed_layout() {
+    local d="$stage$prefix"
+    [ -f "$d/lib/libkeychainkit.so.$(sed -n 's/^Version: //p' "$d/lib/pkgconfig/keychainkit.pc")" ] &&
+    [ "$(readlink "$d/lib/libkeychainkit.so.$version")" != "" ] &&
+    [ -e "$d/lib/libkeychainkit.so" ] && [ -f "$d/include/keychainkit.h" ] &&
+    ! grep -q "$stage" "$d/lib/pkgconfig/keychainkit.pc"
+}
+check "installed library, symlinks, header and .pc (no staging path inside)" installed_layout
+
+build_with_pkg_config() {
+    local flags
+    flags=$(PKG_CONFIG_SYSROOT_DIR="$stage" PKG_CONFIG_LIBDIR="$stage$prefix/lib/pkgconfig" \
+            pkg-config --cflags --libs keychainkit) || return 1
+    echo "pkg-config: $flags"
+    gcc -std=c11 -Wall -Werror tests/packaging/consumer.c $flags -o "$work/consumer"
+}
+check "a C program builds with pkg-config --cflags --libs keychainkit" build_with_pkg_config
+
+check "it runs against the installed library" env LD_LIBRARY_PATH="$stage$prefix/lib" "$work/consumer"
+
+without_swift_toolchain() {
+    local swift_root
+    swift_root=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
+    mkdir -p "$work/empty"
+    # Hide the toolchain's directory behind an empty one, in a mount namespace
+    # of this command only, and prove it is hidden before running.
+    unshare -m sh -c 'mount --bind "$1" "$2" && ! ls "$2"/lib/swift >/dev/null 2>&1 &&
+                      LD_LIBRARY_PATH="$3" "$4"' sh "$work/empty" "$swift_root" "$stage$prefix/lib" "$work/consumer"
+}
+check "it runs with the Swift toolchain hidden" without_swift_toolchain
+
+uninstalled() {
+    make -s uninstall PREFIX=$prefix DESTDIR="$stage" &&
+    [ -z "$(find "$stage" -type f -o -type l)" ]
+}
+check "make uninstall removes every installed file" uninstalled
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
