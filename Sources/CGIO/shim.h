@@ -82,6 +82,32 @@ static inline guint64 kk_variant_property_uint64(GVariant *reply) {
     return result;
 }
 
+/* A newly allocated copy of the string under `key` in the a{ss} inside a
+ * (v) property reply, or NULL. */
+static inline gchar *kk_variant_property_dictionary_string(GVariant *reply, const char *key) {
+    GVariant *boxed = NULL;
+    gchar *result = NULL;
+    g_variant_get(reply, "(v)", &boxed);
+    if (boxed != NULL && g_variant_is_of_type(boxed, G_VARIANT_TYPE("a{ss}"))) {
+        GVariant *value = g_variant_lookup_value(boxed, key, G_VARIANT_TYPE_STRING);
+        if (value != NULL) {
+            result = g_variant_dup_string(value, NULL);
+            g_variant_unref(value);
+        }
+    }
+    if (boxed != NULL)
+        g_variant_unref(boxed);
+    return result;
+}
+
+/* ({service: S},) for Service.SearchItems over a whole service. */
+static inline GVariant *kk_variant_search_service_args(const char *service) {
+    GVariantBuilder builder;
+    g_variant_builder_init(&builder, G_VARIANT_TYPE("a{ss}"));
+    g_variant_builder_add(&builder, "{ss}", "service", service);
+    return g_variant_new("(a{ss})", &builder);
+}
+
 static inline const GVariantType *kk_variant_type_object_paths(void) { return G_VARIANT_TYPE("(aoao)"); }
 static inline const GVariantType *kk_variant_type_secret_reply(void) { return G_VARIANT_TYPE("((oayays))"); }
 static inline const GVariantType *kk_variant_type_object_path_pair(void) { return G_VARIANT_TYPE("(oo)"); }

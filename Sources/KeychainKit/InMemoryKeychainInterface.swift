@@ -50,6 +50,12 @@ public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendabl
         }
     }
 
+    public func accounts(inService service: String) throws(KeychainError) -> [String] {
+        try access { state throws(KeychainError) in
+            state.items.keys.filter { $0.service == service }.map(\.account).sorted()
+        }
+    }
+
     private func access<R>(_ body: (inout State) throws(KeychainError) -> R) throws(KeychainError) -> R {
         try state.withLock { state throws(KeychainError) in
             if let failure = state.failure { throw failure }

@@ -98,6 +98,12 @@ where Interface: KeychainInterfaceProtocol {
         }
     }
 
+    /// The accounts that have an item in `service`, sorted. Values are not read.
+    public func accounts(inService service: String = KeychainAttributes.defaultService) throws(KeychainError) -> [String] {
+        guard !service.isEmpty, !service.utf8.contains(0) else { throw .invalidArgument }
+        return try lock.withLock { _ throws(KeychainError) in try interface.accounts(inService: service) }
+    }
+
     // MARK: Observers
 
     /// Calls `handler` after every mutation attempt on `key` through this

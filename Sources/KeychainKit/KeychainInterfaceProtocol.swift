@@ -19,4 +19,8 @@ public protocol KeychainInterfaceProtocol: Sendable {
     /// Deletes every item of `key`; throws ``KeychainError/itemNotFound``
     /// when there is none.
     func deleteItem(_ key: KeychainAttributes) throws(KeychainError)
+
+    /// The accounts that have an item in `service`, sorted, without
+    /// duplicates. Locked items count: their attributes are not secret.
+    func accounts(inService service: String) throws(KeychainError) -> [String]
 }

@@ -268,3 +268,32 @@ struct ReferenceSemanticsTests {
         #expect(literal.invalidReason == nil)
     }
 }
+
+@Suite("Listing accounts")
+struct ListingTests {
+
+    @Test(arguments: Backend.allCases)
+    func accountsOfAServiceAreListedSortedWithoutValues(_ backend: Backend) throws {
+        let counting = try backend.makeInterface()
+        let keychain = Keychain(interface: counting)
+        let service = uniqueService()
+        #expect(try keychain.accounts(inService: service) == [])
+        for account in ["carol", "alice", "bob"] {
+            try keychain.updateValue("secret-\(account)", forKey: KeychainAttributes(account: account, service: service))
+        }
+        try keychain.updateValue("elsewhere", forKey: KeychainAttributes(account: "dave", service: uniqueService()))
+        counting.reset()
+        #expect(try keychain.accounts(inService: service) == ["alice", "bob", "carol"])
+        #expect(counting.calls == [.list], "one storage call, no value read")
+        try keychain.removeValue(forKey: KeychainAttributes(account: "bob", service: service))
+        #expect(try keychain.accounts(inService: service) == ["alice", "carol"])
+        #expect(throws: KeychainError.invalidArgument) { try keychain.accounts(inService: "") }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func listingErrorsPropagate(_ backend: Backend) throws {
+        let scripted = ScriptedInterface(try backend.makeInterface())
+        scripted.fail(.list, with: .serviceUnavailable)
+        #expect(throws: KeychainError.serviceUnavailable) { try Keychain(interface: scripted).accounts(inService: "s") }
+    }
+}

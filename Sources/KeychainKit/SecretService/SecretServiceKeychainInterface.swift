@@ -114,6 +114,31 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         }
     }
 
+    public func accounts(inService service: String) throws(KeychainError) -> [String] {
+        try withConnection { connection throws(SecretServiceFailure) in
+            let reply = try connection.call(
+                SecretServiceConnection.servicePath, "org.freedesktop.Secret.Service", "SearchItems",
+                kk_variant_search_service_args(service), replyType: kk_variant_type_object_paths())
+            var accounts = Set<String>()
+            for path in reply[0].strings + reply[1].strings {
+                let attributes: Variant
+                do throws(SecretServiceFailure) {
+                    attributes = try connection.call(
+                        path, "org.freedesktop.DBus.Properties", "Get",
+                        kk_variant_property_args("org.freedesktop.Secret.Item", "Attributes"),
+                        replyType: kk_variant_type_variant())
+                } catch let failure where failure.error == .itemNotFound {
+                    continue  // deleted meanwhile
+                }
+                if let username = kk_variant_property_dictionary_string(attributes.raw, "username") {
+                    accounts.insert(String(cString: username))
+                    g_free(username)
+                }
+            }
+            return accounts.sorted()
+        }
+    }
+
     // MARK: Connection
 
     private var timeoutMilliseconds: Int32 {

@@ -3,7 +3,7 @@ import Synchronization
 
 /// The storage primitives, by name, as the wrappers below record them.
 enum StorageCall: Equatable, Sendable {
-    case read, update, insert, delete
+    case read, update, insert, delete, list
 }
 
 /// Forwards to a real backend and records every storage call.
@@ -41,6 +41,11 @@ final class CountingInterface: KeychainInterfaceProtocol, Sendable {
     func deleteItem(_ key: KeychainAttributes) throws(KeychainError) {
         record(.delete)
         try base.deleteItem(key)
+    }
+
+    func accounts(inService service: String) throws(KeychainError) -> [String] {
+        record(.list)
+        return try base.accounts(inService: service)
     }
 }
 
@@ -98,5 +103,10 @@ final class ScriptedInterface: KeychainInterfaceProtocol, Sendable {
     func deleteItem(_ key: KeychainAttributes) throws(KeychainError) {
         if let error = failure(for: .delete) { throw error }
         try base.deleteItem(key)
+    }
+
+    func accounts(inService service: String) throws(KeychainError) -> [String] {
+        if let error = failure(for: .list) { throw error }
+        return try base.accounts(inService: service)
     }
 }
