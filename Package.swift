@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "KeychainKit", targets: ["KeychainKit"]),
         // libkeychainkit.so: the C ABI of include/keychainkit.h.
         .library(name: "keychainkit", type: .dynamic, targets: ["KeychainKitC"]),
+        .executable(name: "keychainkit-cli", targets: ["KeychainKitCLI"]),
     ],
     targets: [
         // GIO's D-Bus client, found through pkg-config.
@@ -40,6 +41,11 @@ let package = Package(
                     "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/KeychainKitC/exports.map",
                 ]),
             ]
+        ),
+        // The `keychainkit` command-line tool (built as keychainkit-cli, installed as keychainkit).
+        .executableTarget(
+            name: "KeychainKitCLI",
+            dependencies: ["KeychainKit", "CKeychainKitSupport"]
         ),
         .testTarget(
             name: "KeychainKitTests",

@@ -1,4 +1,5 @@
-/// The dictionary-like keychain API, as ``Keychain`` implements it.
+/// The keychain API, as ``Keychain`` implements it: code that must work with
+/// any backend (a C handle, a command-line tool) holds `any KeychainProtocol`.
 public protocol KeychainProtocol: AnyObject, Sendable {
 
     /// Reads the value for a key; a failed read returns `nil`.
@@ -16,4 +17,26 @@ public protocol KeychainProtocol: AnyObject, Sendable {
 
     /// Removes the value for a key. Removing an absent item succeeds.
     func removeValue(forKey key: KeychainAttributes) throws(KeychainError)
+
+    /// Returns the bytes stored for a key, or `nil` when absent.
+    func data(forKey key: KeychainAttributes) throws(KeychainError) -> [UInt8]?
+
+    /// Inserts or updates the bytes for a key.
+    func updateData(_ value: [UInt8], forKey key: KeychainAttributes) throws(KeychainError)
+
+    /// The accounts that have an item in `service`, sorted.
+    func accounts(inService service: String) throws(KeychainError) -> [String]
+
+    /// Calls `handler` after every mutation attempt on `key` through this keychain.
+    func addObserver(
+        forKey key: KeychainAttributes,
+        _ handler: @escaping @Sendable (KeychainChange) -> Void
+    ) -> KeychainObservationToken
+
+    /// Removes an observer; `false` when the token is unknown or already removed.
+    @discardableResult
+    func removeObserver(_ token: KeychainObservationToken) -> Bool
+
+    /// Removes every observer.
+    func removeAllObservers()
 }

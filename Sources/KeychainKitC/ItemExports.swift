@@ -11,7 +11,7 @@ public func kk_open_memory(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> kk_s
     open(out) { Keychain(interface: InMemoryKeychainInterface()) }
 }
 
-private func open(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ make: () -> any HandleOperations) -> kk_status {
+private func open(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ make: () -> any KeychainProtocol) -> kk_status {
     guard let out else { return fail(KK_EINVAL, "out is NULL") }
     out.pointee = KeychainHandle(make()).toC()
     return KK_OK

@@ -1,25 +1,11 @@
 import KeychainKit
 
-/// The operations a C handle needs, whatever its backend.
-protocol HandleOperations: AnyObject, Sendable {
-    func data(forKey key: KeychainAttributes) throws(KeychainError) -> [UInt8]?
-    func updateData(_ value: [UInt8], forKey key: KeychainAttributes) throws(KeychainError)
-    func removeValue(forKey key: KeychainAttributes) throws(KeychainError)
-    func addObserver(
-        forKey key: KeychainAttributes, _ handler: @escaping @Sendable (KeychainChange) -> Void
-    ) -> KeychainObservationToken
-    func removeObserver(_ token: KeychainObservationToken) -> Bool
-    func removeAllObservers()
-}
-
-extension Keychain: HandleOperations {}
-
 /// What a `kk_keychain *` points to: a retained keychain of either backend.
 final class KeychainHandle {
 
-    let keychain: any HandleOperations
+    let keychain: any KeychainProtocol
 
-    init(_ keychain: any HandleOperations) {
+    init(_ keychain: any KeychainProtocol) {
         self.keychain = keychain
     }
 

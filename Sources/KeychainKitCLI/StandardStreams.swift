@@ -1,0 +1,85 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reading secrets from stdin and writing results, with errors reported
+/// instead of signals (SIGPIPE is ignored by main).
+enum StandardStreams {
+
+    /// The secret for `set`: from a terminal, one line typed without echo
+    /// after a prompt on stderr; otherwise all of stdin, minus one trailing
+    /// newline ("\n" or "\r\n"). Empty input is refused.
+    static func readSecret(prompt: String) throws(CLIFailure) -> [UInt8] {
+        var bytes: [UInt8]
+        if isatty(STDIN_FILENO) == 1 {
+            bytes = try readWithoutEcho(prompt: prompt)
+        } else {
+            bytes = try readAll(STDIN_FILENO)
+        }
+        if bytes.last == UInt8(ascii: "\n") {
+            bytes.removeLast()
+            if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+        }
+        guard !bytes.isEmpty else { throw CLIFailure(.usage, "no secret on standard input") }
+        return bytes
+    }
+
+    private static func readWithoutEcho(prompt: String) throws(CLIFailure) -> [UInt8] {
+        writeError(prompt)
+        var original = termios()
+        let canRestore = tcgetattr(STDIN_FILENO, &original) == 0
+        if canRestore {
+            var silent = original
+            silent.c_lflag &= ~tcflag_t(ECHO)
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+        }
+        defer {
+            if canRestore { tcsetattr(STDIN_FILENO, TCSAFLUSH, &original) }
+            writeError("\n")
+        }
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            let count = read(STDIN_FILENO, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { throw CLIFailure(.io, "cannot read standard input") }
+            if count == 0 || byte == UInt8(ascii: "\n") { break }
+            line.append(byte)
+        }
+        return line
+    }
+
+    private static func readAll(_ descriptor: Int32) throws(CLIFailure) -> [UInt8] {
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { throw CLIFailure(.io, "cannot read standard input") }
+            if count == 0 { break }
+            result += chunk[0..<count]
+        }
+        return result
+    }
+
+    /// Writes all of `bytes` to stdout.
+    static func write(_ bytes: [UInt8]) throws(CLIFailure) {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes[offset...].withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { throw CLIFailure(.io, "cannot write standard output") }
+            offset += count
+        }
+    }
+
+    static func writeLine(_ text: String) throws(CLIFailure) {
+        try write(Array((text + "\n").utf8))
+    }
+
+    /// Writes to stderr; errors are ignored (there is nowhere left to report them).
+    static func writeError(_ text: String) {
+        var bytes = Array(text.utf8)
+        _ = bytes.withUnsafeMutableBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+}
