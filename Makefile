@@ -4,7 +4,8 @@
 #                   test (Swift, C) inside a private D-Bus session with a
 #                   fresh gnome-keyring
 #   make lib        build libkeychainkit.so into build/lib
-#   make install    install the library, header and pkg-config file
+#   make cli        build the keychainkit tool into build/bin
+#   make install    install the library, header, pkg-config file and tool
 #                   (PREFIX=/usr/local, DESTDIR= for staging)
 #   make uninstall  remove what make install installed
 #   make deps       install missing Debian packages
@@ -24,10 +25,12 @@ REALNAME := libkeychainkit.so.$(VERSION)
 
 BUILD    := build
 LIB      := $(BUILD)/lib/$(REALNAME)
+CLI      := $(BUILD)/bin/keychainkit
+PYTHON    = $(shell scripts/python-venv.sh)
 
-.PHONY: all deps lib install uninstall test test-swift test-c test-packaging clean FORCE
+.PHONY: all deps release lib cli install uninstall test test-swift test-c test-cli test-packaging clean
 
-all: lib
+all: lib cli
 
 deps:
 	scripts/install-deps.sh
@@ -36,19 +39,30 @@ deps:
 # of everything but the kk_ symbols it exports.
 lib: $(LIB)
 
-$(LIB): FORCE
-	$(SWIFT) build -c release --product keychainkit -Xswiftc -static-stdlib
+# One release build of every product, with the Swift runtime linked
+# statically, so that neither the library nor the tool needs a toolchain.
+release:
+	$(SWIFT) build -c release -Xswiftc -static-stdlib
+
+$(LIB): release
 	mkdir -p $(BUILD)/lib
 	strip --strip-unneeded -o $@ .build/release/libkeychainkit.so
 	ln -sf $(REALNAME) $(BUILD)/lib/$(SONAME)
 	ln -sf $(SONAME) $(BUILD)/lib/libkeychainkit.so
 
+cli: $(CLI)
+
+$(CLI): release
+	mkdir -p $(BUILD)/bin
+	strip -o $@ .build/release/keychainkit-cli
+
 $(BUILD)/keychainkit.pc: pkgconfig/keychainkit.pc.in include/keychainkit.h
 	mkdir -p $(BUILD)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
-install: $(LIB) $(BUILD)/keychainkit.pc
-	install -d $(DESTDIR)$(PREFIX)/$(LIBDIR) $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/$(LIBDIR)/pkgconfig
+install: $(LIB) $(CLI) $(BUILD)/keychainkit.pc
+	install -d $(DESTDIR)$(PREFIX)/$(LIBDIR) $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/keychainkit
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/$(LIBDIR)/$(REALNAME)
 	ln -sf $(REALNAME) $(DESTDIR)$(PREFIX)/$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/$(LIBDIR)/libkeychainkit.so
@@ -57,7 +71,8 @@ install: $(LIB) $(BUILD)/keychainkit.pc
 	@if [ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null && [ "$$(id -u)" -eq 0 ]; then ldconfig; fi
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/$(LIBDIR)/$(REALNAME) \
+	rm -f $(DESTDIR)$(PREFIX)/bin/keychainkit \
+	      $(DESTDIR)$(PREFIX)/$(LIBDIR)/$(REALNAME) \
 	      $(DESTDIR)$(PREFIX)/$(LIBDIR)/$(SONAME) \
 	      $(DESTDIR)$(PREFIX)/$(LIBDIR)/libkeychainkit.so \
 	      $(DESTDIR)$(PREFIX)/include/keychainkit.h \
@@ -66,6 +81,7 @@ uninstall:
 test: deps
 	$(MAKE) test-swift
 	$(MAKE) test-c
+	$(MAKE) test-cli
 	$(MAKE) test-packaging
 
 test-swift:
@@ -75,7 +91,10 @@ test-swift:
 test-c: $(LIB)
 	bindings/c/run.sh $(CURDIR)/$(BUILD)/lib $(CURDIR)/include $(CURDIR)/$(BUILD)/c
 
-test-packaging: $(LIB)
+test-cli: $(CLI)
+	$(HARNESS) tests/cli/run.sh $(CURDIR)/$(CLI) $(PYTHON)
+
+test-packaging: $(LIB) $(CLI)
 	tests/packaging/run.sh
 
 clean:

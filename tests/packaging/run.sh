@@ -75,9 +75,10 @@ without_swift_toolchain() {
     # Hide the toolchain's directory behind an empty one, in a mount namespace
     # of this command only, and prove it is hidden before running.
     unshare -m sh -c 'mount --bind "$1" "$2" && ! ls "$2"/lib/swift >/dev/null 2>&1 &&
-                      LD_LIBRARY_PATH="$3" "$4"' sh "$work/empty" "$swift_root" "$stage$prefix/lib" "$work/consumer"
+                      LD_LIBRARY_PATH="$3" "$4" && "$5" --version' \
+        sh "$work/empty" "$swift_root" "$stage$prefix/lib" "$work/consumer" "$stage$prefix/bin/keychainkit"
 }
-check "it runs with the Swift toolchain hidden" without_swift_toolchain
+check "the C program and the keychainkit tool run with the Swift toolchain hidden" without_swift_toolchain
 
 uninstalled() {
     make -s uninstall PREFIX=$prefix DESTDIR="$stage" &&

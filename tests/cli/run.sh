@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Tests of the keychainkit command-line tool, against the private keyring of
+# scripts/with-secret-service.sh (run this script inside it) and the memory
+# backend: commands, exit codes, bad input, and interop with secret-tool and
+# Python keyring. Usage: tests/cli/run.sh KEYCHAINKIT_BINARY PYTHON
+# (PYTHON has the `keyring` package). Prints `N passed, N failed`.
+set -uo pipefail
+kk=$1 python=$2
+[ "${KEYCHAINKIT_TEST_KEYRING:-}" = private ] || { echo "run inside scripts/with-secret-service.sh"; echo "0 passed, 1 failed"; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/keychainkit-cli.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+passed=0 failed=0
+svc="kkcli.$$.$RANDOM"
+
+ok() { passed=$((passed + 1)); echo "PASS $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/    /'; }
+
+# expect NAME STATUS STDOUT STDERR-PATTERN -- COMMAND...   (stdin from $input)
+input=""
+expect() {
+    local name=$1 want_status=$2 want_out=$3 want_err=$4; shift 5
+    local status out err
+    printf '%s' "$input" | "$@" >"$work/out" 2>"$work/err"; status=$?
+    out=$(cat "$work/out"; echo x); out=${out%x}
+    err=$(cat "$work/err")
+    if [ "$status" != "$want_status" ]; then bad "$name" "exit $status, wanted $want_status; stderr: $err"
+    elif [ "$want_out" != "*" ] && [ "$out" != "$want_out" ]; then bad "$name" "stdout: $(printf %q "$out")"
+    elif [ -n "$want_err" ] && ! grep -qE -- "$want_err" <<<"$err"; then bad "$name" "stderr: $err"
+    else ok "$name"; fi
+}
+
+input=$'s3cret\n'
+expect "set reads stdin" 0 "" "" -- "$kk" set --service "$svc" alice
+input=""
+expect "get prints the secret and a newline" 0 $'s3cret\n' "" -- "$kk" get --service "$svc" alice
+expect "get -n prints the exact bytes" 0 "s3cret" "" -- "$kk" get -n --service "$svc" alice
+expect "secret-tool reads what keychainkit set" 0 "s3cret" "" -- secret-tool lookup service "$svc" username alice
+expect "Python keyring reads what keychainkit set" 0 $'s3cret\n' "" -- "$python" -m keyring get "$svc" alice
+expect "ls lists accounts" 0 $'alice\n' "" -- "$kk" ls --service "$svc"
+
+input="from secret-tool"
+expect "secret-tool store" 0 "" "" -- secret-tool store --label=x service "$svc" username bob
+input=""
+expect "keychainkit reads what secret-tool stored" 0 $'from secret-tool\n' "" -- "$kk" get --service "$svc" bob
+
+input=$'from keyring\n'
+expect "Python keyring set" 0 "" "" -- "$python" -c 'import keyring,sys; keyring.set_password(sys.argv[1], "carol", "from keyring")' "$svc"
+input=""
+expect "keychainkit reads what Python keyring stored" 0 $'from keyring\n' "" -- "$kk" get --service "$svc" carol
+input=$'overwritten\n'
+expect "keychainkit overwrites a keyring item" 0 "" "" -- "$kk" set --service "$svc" carol
+input=""
+expect "Python keyring reads the overwrite" 0 $'overwritten\n' "" -- "$python" -m keyring get "$svc" carol
+one_item() { [ "$(secret-tool search --all service "$svc" username carol 2>/dev/null | grep -c '^\[')" = 1 ]; }
+if one_item; then ok "one item after overwriting"; else bad "one item after overwriting" "$(secret-tool search --all service "$svc" username carol 2>&1)"; fi
+
+expect "rm" 0 "" "" -- "$kk" rm --service "$svc" alice
+expect "get of an absent key: exit 1" 1 "" "no secret for 'alice'" -- "$kk" get --service "$svc" alice
+expect "rm of an absent key succeeds" 0 "" "" -- "$kk" rm --service "$svc" alice
+
+# Binary and unusual input.
+printf 'a\0b\377' | "$kk" set --service "$svc" binary 2>"$work/err"
+if [ "$("$kk" get -n --service "$svc" binary | od -An -tx1 | tr -d ' \n')" = "610062ff" ]; then ok "binary stdin round-trips"; else bad "binary stdin round-trips" "$(cat "$work/err")"; fi
+input=""
+expect "empty stdin is refused" 2 "" "no secret on standard input" -- "$kk" set --service "$svc" empty
+expect "unknown option" 2 "" "unknown option --bogus" -- "$kk" get --bogus x
+expect "unknown command" 2 "" "unknown command 'frobnicate'" -- "$kk" frobnicate
+expect "missing account" 2 "" "get needs an ACCOUNT" -- "$kk" get
+expect "missing option value" 2 "" "--service needs a value" -- "$kk" get --service
+expect "unknown backend" 2 "" "unknown backend" -- "$kk" --backend nope get x
+expect "empty account" 2 "" "invalid argument" -- "$kk" get ""
+expect "--help" 0 "*" "" -- "$kk" --help
+expect "--version" 0 "*" "" -- "$kk" --version
+input=$'x\n'
+expect "memory backend from KEYCHAINKIT_BACKEND" 0 "" "" -- env KEYCHAINKIT_BACKEND=memory "$kk" set m
+input=""
+expect "memory backend keeps nothing across processes" 1 "" "no secret" -- env KEYCHAINKIT_BACKEND=memory "$kk" get m
+
+"$kk" get --service "$svc" bob >&- 2>"$work/err"; status=$?
+if [ "$status" = 8 ] && grep -q "cannot write standard output" "$work/err"; then ok "closed stdout: exit 8"; else bad "closed stdout: exit 8" "exit $status: $(cat "$work/err")"; fi
+
+input=""
+expect "no Secret Service: exit 4, fast" 4 "" "no Secret Service" -- env DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent timeout 5 "$kk" get x
+
+# Locked: lock the login collection, expect exit 3 (never 1), unlock via the internal interface.
+marker="MARKER-$RANDOM-SECRET"
+printf '%s' "$marker" | "$kk" set --service "$svc" locked
+gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets \
+    --method org.freedesktop.Secret.Service.Lock "['/org/freedesktop/secrets/collection/login']" >/dev/null
+expect "locked keyring: exit 3, not 'not found'" 3 "" "locked" -- "$kk" get --service "$svc" locked
+input=$'new\n'
+expect "locked keyring: set exits 3" 3 "" "locked" -- "$kk" set --service "$svc" locked
+"$python" - <<'PY'
+import os
+from jeepney import DBusAddress, new_method_call
+from jeepney.io.blocking import open_dbus_connection
+conn = open_dbus_connection(bus="SESSION")
+service = DBusAddress("/org/freedesktop/secrets", bus_name="org.freedesktop.secrets")
+reply = conn.send_and_get_reply(new_method_call(service.with_interface("org.freedesktop.Secret.Service"),
+                                                "OpenSession", "sv", ("plain", ("s", ""))))
+session = reply.body[1]
+secret = (session, b"", os.environ["KEYCHAINKIT_TEST_KEYRING_PASSWORD"].encode(), "text/plain")
+conn.send_and_get_reply(new_method_call(
+    service.with_interface("org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"),
+    "UnlockWithMasterPassword", "o(oayays)", ("/org/freedesktop/secrets/collection/login", secret)))
+PY
+input=""
+expect "unlocked again: readable" 0 "$marker"$'\n' "" -- "$kk" get --service "$svc" locked
+"$kk" get --service "$svc" nonexistent-key >/dev/null 2>"$work/err"
+"$kk" frobnicate "$marker" >/dev/null 2>>"$work/err"
+if grep -q "$marker" "$work/err"; then bad "no secret in error text" "$(cat "$work/err")"; else ok "no secret in error text"; fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
