@@ -19,6 +19,7 @@ where Interface: KeychainInterfaceProtocol {
     private let lock = Mutex(())
     private let registrar = ObservationRegistrar()
     private let observers = KeychainObservers()
+    private let keyPaths = Mutex<[KeychainAttributes: KeyPath<Keychain, Void>]>([:])
 
     /// Creates a keychain backed by the given interface.
     public init(interface: Interface) {
@@ -63,7 +64,7 @@ where Interface: KeychainInterfaceProtocol {
 
     /// Returns the bytes stored for a key, or `nil` when absent.
     public func data(forKey key: KeychainAttributes) throws(KeychainError) -> [UInt8]? {
-        registrar.access(self, keyPath: \.[observationKey: key])
+        registrar.access(self, keyPath: keyPath(for: key))
         try key.validate()
         return try lock.withLock { _ throws(KeychainError) in try interface.readItem(key) }
     }
@@ -136,12 +137,23 @@ where Interface: KeychainInterfaceProtocol {
     /// The per-key key path Observation tracks.
     private subscript(observationKey key: KeychainAttributes) -> Void { () }
 
+    /// The key path of `key`, made once per key: forming a key path into a
+    /// generic class costs the runtime thousands of instructions.
+    private func keyPath(for key: KeychainAttributes) -> KeyPath<Keychain, Void> {
+        keyPaths.withLock { cache in
+            if let cached = cache[key] { return cached }
+            let made = \Keychain.[observationKey: key]
+            cache[key] = made
+            return made
+        }
+    }
+
     private func mutate(
         _ key: KeychainAttributes,
         _ event: KeychainEvent,
         _ body: () throws(KeychainError) -> Void
     ) throws(KeychainError) {
-        let keyPath = \Keychain.[observationKey: key]
+        let keyPath = keyPath(for: key)
         registrar.willSet(self, keyPath: keyPath)
         let error: KeychainError?
         do throws(KeychainError) {

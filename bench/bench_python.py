@@ -1,0 +1,80 @@
+"""The Python binding against Python `keyring` (get and set), and whole
+processes: `keychainkit get` against `secret-tool lookup` and
+`python -m keyring get`. Runs inside the private keyring; interleaves the
+compared operations round by round. Prints one JSON line per measurement.
+
+Usage: python bench_python.py ROUNDS PROCESS_ROUNDS KEYCHAINKIT_BINARY
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import keyring
+import keychainkit
+
+
+def report(group, name, samples):
+    print(json.dumps({"group": group, "name": name,
+                      "median_ns": int(statistics.median(samples)), "samples": len(samples)}), flush=True)
+
+
+def timed(function):
+    start = time.perf_counter_ns()
+    function()
+    return time.perf_counter_ns() - start
+
+
+def compare(group, rounds, sides):
+    """sides: list of (name, callable); interleaved, order alternating."""
+    samples = {name: [] for name, _ in sides}
+    for round_index in range(rounds):
+        ordered = sides if round_index % 2 == 0 else list(reversed(sides))
+        for name, function in ordered:
+            samples[name].append(timed(function))
+    for name, _ in sides:
+        report(group, name, samples[name])
+
+
+def main():
+    rounds, process_rounds, binary = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    service = f"kkbench-py.{os.getpid()}"
+    kc = keychainkit.Keychain(service=service)
+    kc["present"] = "benchmark-value"
+    keyring.set_password(service, "present", "benchmark-value")
+    assert kc["present"] == "benchmark-value"
+    assert keyring.get_password(service, "present") == "benchmark-value"
+
+    def binding_get():
+        assert kc["present"] == "benchmark-value"
+
+    def keyring_get():
+        assert keyring.get_password(service, "present") == "benchmark-value"
+
+    def binding_set():
+        kc["present"] = "benchmark-value"
+
+    def keyring_set():
+        keyring.set_password(service, "present", "benchmark-value")
+
+    compare("python", rounds, [("binding get", binding_get), ("keyring get", keyring_get)])
+    compare("python", rounds, [("binding set", binding_set), ("keyring set", keyring_set)])
+
+    def process(arguments):
+        def run():
+            result = subprocess.run(arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            assert result.returncode == 0 and result.stdout.startswith(b"benchmark-value"), result
+        return run
+
+    compare("process", process_rounds, [
+        ("keychainkit get", process([binary, "get", "--service", service, "present"])),
+        ("secret-tool lookup", process(["secret-tool", "lookup", "service", service, "username", "present"])),
+        ("python -m keyring get", process([sys.executable, "-m", "keyring", "get", service, "present"])),
+    ])
+    kc.close()
+
+
+if __name__ == "__main__":
+    main()

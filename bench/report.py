@@ -1,0 +1,85 @@
+"""Turns the benchmarks' JSON lines into a table of medians and ratios
+against the peers measured in the same run, with each target, and writes
+the whole as one JSON document.
+
+Usage: python report.py RESULTS_JSONL CONTEXT_JSON OUTPUT_JSON
+"""
+import json
+import sys
+
+# (label, ours, peer, kind, target): kind "ratio" compares medians (lower is
+# better, target is the highest acceptable ratio); "rate" compares ops/s
+# with an absolute floor; "info" has no target.
+COMPARISONS = [
+    ("kk_get present vs libsecret lookup", "kk_get present", "libsecret lookup present", "ratio", 0.7),
+    ("kk_get absent vs libsecret lookup", "kk_get absent", "libsecret lookup absent", "ratio", 1.0),
+    ("kk_set replace vs libsecret store", "kk_set replace", "libsecret store replace", "ratio", 1.0),
+    ("kk_set new vs libsecret store", "kk_set new", "libsecret store new", "ratio", None),
+    ("kk_remove vs libsecret clear", "kk_remove", "libsecret clear", "ratio", None),
+    ("Python binding get vs keyring get", "binding get", "keyring get", "ratio", 0.1),
+    ("Python binding set vs keyring set", "binding set", "keyring set", "ratio", None),
+    ("keychainkit get vs secret-tool lookup (process)", "keychainkit get", "secret-tool lookup", "ratio", 1.0),
+    ("keychainkit get vs python -m keyring get (process)", "keychainkit get", "python -m keyring get", "ratio", None),
+    ("write with many observers elsewhere vs none", "kk_set, many observers on other keys", "kk_set, 0 observers", "ratio", 1.1),
+    ("in-memory kk_get, 1 thread", "kk_get, 1 thread", None, "rate", 2_000_000),
+    ("in-memory kk_get, 2 threads", "kk_get, 2 threads", None, "rate", None),
+    ("in-memory kk_set, 1 thread", "kk_set, 1 thread", None, "rate", None),
+    ("in-memory kk_set, 2 threads", "kk_set, 2 threads", None, "rate", None),
+]
+
+
+def fmt_ns(ns):
+    if ns >= 1_000_000:
+        return f"{ns / 1e6:.2f} ms"
+    if ns >= 1_000:
+        return f"{ns / 1e3:.1f} µs"
+    return f"{ns} ns"
+
+
+def main():
+    results_path, context_path, output_path = sys.argv[1:4]
+    measurements = {}
+    with open(results_path) as results:
+        for line in results:
+            line = line.strip()
+            if line.startswith("{"):
+                entry = json.loads(line)
+                measurements[entry["name"]] = entry
+    with open(context_path) as context_file:
+        context = json.load(context_file)
+
+    print("KeychainKit benchmark")
+    for key, value in context.items():
+        print(f"  {key}: {value}")
+    print()
+    rows = []
+    print(f"{'comparison':<52} {'ours':>14} {'peer':>14} {'ratio':>7} {'target':>10}  verdict")
+    for label, ours, peer, kind, target in COMPARISONS:
+        mine = measurements.get(ours)
+        theirs = measurements.get(peer) if peer else None
+        if mine is None or (peer and theirs is None):
+            continue
+        if kind == "rate":
+            value = mine["ops_per_s"]
+            verdict = "" if target is None else ("met" if value >= target else "MISSED")
+            print(f"{label:<52} {value:>10,.0f}/s {'':>14} {'':>7} {('>= ' + format(target, ',')) if target else '':>10}  {verdict}")
+            rows.append({"comparison": label, "ops_per_s": value, "target_ops_per_s": target, "verdict": verdict})
+        else:
+            ratio = mine["median_ns"] / max(theirs["median_ns"], 1)
+            verdict = "" if target is None else ("met" if ratio <= target else "MISSED")
+            print(f"{label:<52} {fmt_ns(mine['median_ns']):>14} {fmt_ns(theirs['median_ns']):>14} "
+                  f"{ratio:>6.2f}x {('<= ' + str(target) + 'x') if target else '':>10}  {verdict}")
+            rows.append({"comparison": label, "ours_median_ns": mine["median_ns"],
+                         "peer_median_ns": theirs["median_ns"], "ratio": round(ratio, 3),
+                         "target_ratio": target, "verdict": verdict})
+    loading = measurements.get("dlopen + first call")
+    if loading:
+        print(f"{'loading: dlopen + first call':<52} {fmt_ns(loading['median_ns']):>14}")
+        rows.append({"comparison": "loading: dlopen + first call", "ours_median_ns": loading["median_ns"]})
+    with open(output_path, "w") as output:
+        json.dump({"context": context, "comparisons": rows, "measurements": measurements}, output, indent=2)
+    print(f"\nJSON: {output_path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# make bench: builds the C benchmarks and runs every comparison in one run,
+# against one private gnome-keyring, then prints the table (bench/report.py).
+# Usage: bench/run.sh [full|tiny]   (tiny: a few rounds, so make test keeps it alive)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+scale=${1:-full}
+out="$root/build/bench"
+mkdir -p "$out"
+lib="$root/build/lib"
+python=$("$root/scripts/python-venv.sh")
+"$python" -m pip install --quiet --disable-pip-version-check "$root/bindings/python"
+
+case "$scale" in
+    full) rounds=300 py_rounds=300 process_rounds=30 memory_ops=1000000 observers=10000 ;;
+    tiny) rounds=3 py_rounds=3 process_rounds=2 memory_ops=1000 observers=100 ;;
+    *) echo "usage: $0 [full|tiny]" >&2; exit 2 ;;
+esac
+
+cflags="-O2 -std=c11 -Wall -Wextra -Werror -pthread -I$root/include -I$root/bench"
+linked="-L$lib -lkeychainkit -Wl,-rpath,$lib"
+gcc $cflags "$root/bench/bench_secret_service.c" -o "$out/bench_secret_service" $(pkg-config --cflags --libs libsecret-1) $linked
+gcc $cflags "$root/bench/bench_memory.c" -o "$out/bench_memory" $linked
+gcc $cflags "$root/bench/bench_loading.c" -o "$out/bench_loading" -ldl
+
+results="$out/results.jsonl"
+: > "$results"
+"$out/bench_loading" "$lib/libkeychainkit.so.0" >> "$results"
+"$out/bench_memory" "$memory_ops" "$observers" >> "$results"
+KEYCHAINKIT_LIBRARY="$lib/libkeychainkit.so.0" "$root/scripts/with-secret-service.sh" sh -c '
+    "$1" "$2" && "$3" "$4/bench/bench_python.py" "$5" "$6" "$7"' sh \
+    "$out/bench_secret_service" "$rounds" "$python" "$root" "$py_rounds" "$process_rounds" "$root/build/bin/keychainkit" \
+    >> "$results"
+
+libraries=$(ldd "$lib/libkeychainkit.so.0" | awk '{print $1}' | tr '\n' ' ')
+cat > "$out/context.json" <<JSON
+{
+  "scale": "$scale",
+  "machine": "$(uname -srm), $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)",
+  "swift": "$(swift --version 2>&1 | head -1)",
+  "libsecret": "$(pkg-config --modversion libsecret-1)",
+  "gnome-keyring": "$(dpkg-query -W -f='${Version}' gnome-keyring)",
+  "python keyring": "$("$python" -c 'import keyring; print(keyring.__version__)')",
+  "rounds": "Secret Service C $rounds, Python $py_rounds, processes $process_rounds, in-memory ops $memory_ops, observers $observers",
+  "items in keyring": "a handful (fresh private keyring per run)",
+  "libkeychainkit.so size": "$(stat -c %s "$(readlink -f "$lib/libkeychainkit.so.0")") bytes",
+  "libraries it pulls in": "$libraries"
+}
+JSON
+"$python" "$root/bench/report.py" "$results" "$out/context.json" "$out/results.json"
