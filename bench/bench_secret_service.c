@@ -1,6 +1,9 @@
 /* kk_* against libsecret's simple API (secret_password_*_sync), in one run,
  * against the same Secret Service, interleaved round by round (the order
- * alternates) so that machine drift hits both sides.
+ * alternates) so that machine drift hits both sides. Each operation has a
+ * phase of its own: reads are measured while nobody writes, writes while
+ * both sides write (each write announces a change, which invalidates what
+ * KeychainKit remembers of item locations).
  * Usage: bench_secret_service ROUNDS */
 #include "bench_common.h"
 
@@ -80,27 +83,20 @@ int main(int argc, char **argv) {
     bench_samples krm = bench_samples_new("secret-service", "kk_remove", rounds);
     bench_samples lrm = bench_samples_new("secret-service", "libsecret clear", rounds);
 
+    /* One phase per operation, so that a phase of reads is not interrupted
+     * by writes; within a phase the two sides alternate round by round. */
     char kacct[64], lacct[64];
-    for (int round = 0; round < rounds; round++) {
-        int kk_first = round % 2 == 0;
-        snprintf(kacct, sizeof kacct, "new-kk-%d", round);
-        snprintf(lacct, sizeof lacct, "new-ls-%d", round);
-        for (int side = 0; side < 2; side++) {
-            if ((side == 0) == kk_first) {
-                TIME(kget, kk_get_op("present", KK_OK));
-                TIME(kabs, kk_get_op("absent", KK_ENOTFOUND));
-                TIME(kset, kk_set_op("present"));
-                TIME(knew, kk_set_op(kacct));
-                TIME(krm, kk_remove_op(kacct));
-            } else {
-                TIME(lget, ls_get_op("present", 1));
-                TIME(labs, ls_get_op("absent", 0));
-                TIME(lset, ls_set_op("present"));
-                TIME(lnew, ls_set_op(lacct));
-                TIME(lrm, ls_remove_op(lacct));
-            }
-        }
+#define PHASE(kk_call, ls_call) \
+    for (int round = 0; round < rounds; round++) { \
+        snprintf(kacct, sizeof kacct, "new-kk-%d", round); \
+        snprintf(lacct, sizeof lacct, "new-ls-%d", round); \
+        if (round % 2 == 0) { kk_call; ls_call; } else { ls_call; kk_call; } \
     }
+    PHASE(TIME(kget, kk_get_op("present", KK_OK)), TIME(lget, ls_get_op("present", 1)))
+    PHASE(TIME(kabs, kk_get_op("absent", KK_ENOTFOUND)), TIME(labs, ls_get_op("absent", 0)))
+    PHASE(TIME(kset, kk_set_op("present")), TIME(lset, ls_set_op("present")))
+    PHASE(TIME(knew, kk_set_op(kacct)), TIME(lnew, ls_set_op(lacct)))
+    PHASE(TIME(krm, kk_remove_op(kacct)), TIME(lrm, ls_remove_op(lacct)))
     bench_report(&kget); bench_report(&lget);
     bench_report(&kabs); bench_report(&labs);
     bench_report(&kset); bench_report(&lset);

@@ -118,6 +118,68 @@ static inline const GVariantType *kk_variant_type_session_reply(void) { return G
 static inline GQuark kk_io_error_quark(void) { return G_IO_ERROR; }
 static inline GQuark kk_dbus_error_quark(void) { return G_DBUS_ERROR; }
 
+/* A counter of the changes the Secret Service announced: every signal of the
+ * Secret Service's Service and Collection interfaces (items or collections
+ * created, changed, deleted), and every change of the owner of
+ * org.freedesktop.secrets, increments it. A connection filter counts them on
+ * GDBus's worker thread in message order, so a signal sent before the reply
+ * to one of our calls is counted before that call returns. Reference
+ * counted: the filter holds one reference, the caller another. */
+typedef struct {
+    gint changes;
+} kk_change_counter;
+
+static inline GDBusMessage *kk_change_counter_filter(GDBusConnection *connection, GDBusMessage *message,
+                                                     gboolean incoming, gpointer data) {
+    (void)connection;
+    if (incoming && g_dbus_message_get_message_type(message) == G_DBUS_MESSAGE_TYPE_SIGNAL) {
+        const char *interface = g_dbus_message_get_interface(message);
+        const char *member = g_dbus_message_get_member(message);
+        if (interface != NULL &&
+            (strcmp(interface, "org.freedesktop.Secret.Collection") == 0 ||
+             strcmp(interface, "org.freedesktop.Secret.Service") == 0 ||
+             (strcmp(interface, "org.freedesktop.DBus") == 0 && member != NULL &&
+              strcmp(member, "NameOwnerChanged") == 0)))
+            g_atomic_int_inc(&((kk_change_counter *)data)->changes);
+    }
+    return message;
+}
+
+/* Installs a change counter on `connection`; *filter_id receives the filter's id. */
+static inline kk_change_counter *kk_change_counter_install(GDBusConnection *connection, guint *filter_id) {
+    kk_change_counter *counter = g_atomic_rc_box_new0(kk_change_counter);
+    *filter_id = g_dbus_connection_add_filter(connection, kk_change_counter_filter,
+                                              g_atomic_rc_box_acquire(counter), g_atomic_rc_box_release);
+    return counter;
+}
+
+static inline guint32 kk_change_counter_get(kk_change_counter *counter) {
+    return (guint32)g_atomic_int_get(&counter->changes);
+}
+
+static inline void kk_change_counter_release(kk_change_counter *counter) {
+    g_atomic_rc_box_release(counter);
+}
+
+/* Asks the bus to route signals matching `rule` to us, without waiting for
+ * the answer (the bus handles our messages in order). */
+static inline gboolean kk_add_match_without_reply(GDBusConnection *connection, const char *rule) {
+    GDBusMessage *message = g_dbus_message_new_method_call(
+        "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "AddMatch");
+    g_dbus_message_set_body(message, g_variant_new("(s)", rule));
+    g_dbus_message_set_flags(message, G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED);
+    gboolean sent = g_dbus_connection_send_message(connection, message, G_DBUS_SEND_MESSAGE_FLAGS_NONE, NULL, NULL);
+    g_object_unref(message);
+    return sent;
+}
+
+/* (s) for org.freedesktop.DBus.GetNameOwner. */
+static inline GVariant *kk_variant_string_tuple(const char *string) {
+    return g_variant_new("(s)", string);
+}
+
+static inline const GVariantType *kk_variant_type_string(void) { return G_VARIANT_TYPE("(s)"); }
+
 /* Overwrites n bytes at p with zeros in a way the compiler may not elide. */
 static inline void kk_wipe(void *p, size_t n) {
     if (p != NULL && n > 0)

@@ -16,19 +16,54 @@ final class SecretServiceConnection: @unchecked Sendable {
 
     private let bus: OpaquePointer
     private let timeoutMilliseconds: Int32
+    private let counter: UnsafeMutablePointer<kk_change_counter>
+    private let filterID: guint
+
+    /// The unique bus name of the service process we opened the session
+    /// with. Calls go there, so a restarted service is noticed (its new
+    /// process has another name) instead of being sent a stale session.
+    private let destination: String
 
     /// The object path of our transfer session.
     let sessionPath: String
 
-    private init(bus: OpaquePointer, sessionPath: String, timeoutMilliseconds: Int32) {
+    /// Item paths found for keys, valid while ``changes`` is unchanged.
+    let cache = ItemPathCache()
+
+    private init(bus: OpaquePointer, destination: String, sessionPath: String, timeoutMilliseconds: Int32) {
         self.bus = bus
+        self.destination = destination
         self.sessionPath = sessionPath
         self.timeoutMilliseconds = timeoutMilliseconds
+        var filterID: guint = 0
+        self.counter = kk_change_counter_install(bus, &filterID)
+        self.filterID = filterID
+        for rule in Self.matchRules { _ = kk_add_match_without_reply(bus, rule) }
     }
 
     deinit {
         g_dbus_connection_close_sync(bus, nil, nil)
+        g_dbus_connection_remove_filter(bus, filterID)
+        kk_change_counter_release(counter)
         kk_object_unref(UnsafeMutableRawPointer(bus))
+    }
+
+    /// The signals that count as changes: see `kk_change_counter`.
+    private static let matchRules = [
+        "type='signal',interface='org.freedesktop.Secret.Collection'",
+        "type='signal',interface='org.freedesktop.Secret.Service'",
+        "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
+            + "member='NameOwnerChanged',arg0='\(busName)'",
+    ]
+
+    /// How many changes the service has announced since we connected.
+    var changes: UInt32 { kk_change_counter_get(counter) }
+
+    /// Throws when the bus connection has closed (the bus went away).
+    func checkOpen() throws(SecretServiceFailure) {
+        if g_dbus_connection_is_closed(bus) != 0 {
+            throw SecretServiceFailure(.serviceUnavailable, connectionLost: true, retryOnNewConnection: true)
+        }
     }
 
     /// Connects to the bus at `busAddress` (the session bus when `nil`),
@@ -58,7 +93,18 @@ final class SecretServiceConnection: @unchecked Sendable {
             throw unavailable(error)
         }
         let session = Variant(owning: reply)[1].string
-        return SecretServiceConnection(bus: bus, sessionPath: session, timeoutMilliseconds: timeoutMilliseconds)
+        let owner = g_dbus_connection_call_sync(
+            bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner",
+            kk_variant_string_tuple(busName), kk_variant_type_string(),
+            G_DBUS_CALL_FLAGS_NONE, timeoutMilliseconds, nil, &error)
+        guard let owner else {
+            g_dbus_connection_close_sync(bus, nil, nil)
+            kk_object_unref(UnsafeMutableRawPointer(bus))
+            throw unavailable(error)
+        }
+        let destination = Variant(owning: owner)[0].string
+        return SecretServiceConnection(
+            bus: bus, destination: destination, sessionPath: session, timeoutMilliseconds: timeoutMilliseconds)
     }
 
     /// A failure to reach the service is "unavailable" whatever its detail,
@@ -79,7 +125,7 @@ final class SecretServiceConnection: @unchecked Sendable {
     ) throws(SecretServiceFailure) -> Variant {
         var error: UnsafeMutablePointer<GError>?
         let reply = g_dbus_connection_call_sync(
-            bus, Self.busName, path, interface, method, arguments, replyType,
+            bus, destination, path, interface, method, arguments, replyType,
             G_DBUS_CALL_FLAGS_NO_AUTO_START, timeoutMilliseconds, nil, &error)
         guard let reply else {
             throw error.map { SecretServiceFailure(consuming: $0) } ?? SecretServiceFailure(.serviceUnavailable)

@@ -58,8 +58,11 @@ struct SecretServiceFailure: Error {
              "org.freedesktop.DBus.Error.Disconnected":
             self.init(.serviceUnavailable, connectionLost: true, retryOnNewConnection: true)
         case "org.freedesktop.DBus.Error.ServiceUnknown",
-             "org.freedesktop.DBus.Error.NameHasNoOwner",
-             "org.freedesktop.DBus.Error.NoReply",
+             "org.freedesktop.DBus.Error.NameHasNoOwner":
+            // The service process we talked to is gone; a new connection
+            // finds its successor, or reports it unavailable at once.
+            self.init(.serviceUnavailable, connectionLost: true, retryOnNewConnection: true)
+        case "org.freedesktop.DBus.Error.NoReply",
              "org.freedesktop.DBus.Error.NoServer",
              "org.freedesktop.DBus.Error.Timeout",
              "org.freedesktop.DBus.Error.TimedOut":

@@ -51,17 +51,25 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     public func readItem(_ key: KeychainAttributes) throws(KeychainError) -> [UInt8]? {
         try withConnection { connection throws(SecretServiceFailure) in
+            switch try cached(key, on: connection) {
+            case .absent:
+                return nil
+            case let .item(path):
+                do throws(SecretServiceFailure) {
+                    return try secret(at: path, on: connection)
+                } catch let failure where failure.error == .itemNotFound {
+                    connection.cache.forget(key)  // gone: search again
+                }
+            case nil:
+                break
+            }
             let found = try search(key, on: connection)
-            guard let path = try newest(found.unlocked, on: connection) else {
+            guard let path = found.chosen else {
                 if found.locked.isEmpty { return nil }
                 throw SecretServiceFailure(.interactionNotAllowed)
             }
             do throws(SecretServiceFailure) {
-                let reply = try connection.call(
-                    path, "org.freedesktop.Secret.Item", "GetSecret",
-                    kk_variant_tuple1(g_variant_new_object_path(connection.sessionPath)),
-                    replyType: kk_variant_type_secret_reply())
-                return connection.decode(reply[0])
+                return try secret(at: path, on: connection)
             } catch let failure where failure.error == .itemNotFound {
                 return nil  // deleted between the search and the read
             }
@@ -70,18 +78,29 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     public func updateItem(_ key: KeychainAttributes, value: [UInt8]) throws(KeychainError) {
         try withConnection { connection throws(SecretServiceFailure) in
+            switch try cached(key, on: connection) {
+            case .absent:
+                throw SecretServiceFailure(.itemNotFound)
+            case let .item(path):
+                do throws(SecretServiceFailure) {
+                    return try setSecret(value, at: path, on: connection)
+                } catch let failure where failure.error == .itemNotFound {
+                    connection.cache.forget(key)
+                }
+            case nil:
+                break
+            }
             let found = try search(key, on: connection)
-            guard let path = try newest(found.unlocked, on: connection) else {
+            guard let path = found.chosen else {
                 throw SecretServiceFailure(found.locked.isEmpty ? .itemNotFound : .interactionNotAllowed)
             }
-            _ = try connection.call(
-                path, "org.freedesktop.Secret.Item", "SetSecret",
-                kk_variant_tuple1(connection.encode(value)), replyType: nil)
+            try setSecret(value, at: path, on: connection)
         }
     }
 
     public func insertItem(_ key: KeychainAttributes, value: [UInt8]) throws(KeychainError) {
         try withConnection { connection throws(SecretServiceFailure) in
+            if case .item = try cached(key, on: connection) { throw SecretServiceFailure(.duplicateItem) }
             let found = try search(key, on: connection)
             guard found.unlocked.isEmpty, found.locked.isEmpty else {
                 throw SecretServiceFailure(.duplicateItem)
@@ -98,7 +117,9 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     public func deleteItem(_ key: KeychainAttributes) throws(KeychainError) {
         try withConnection { connection throws(SecretServiceFailure) in
+            if case .absent = try cached(key, on: connection) { throw SecretServiceFailure(.itemNotFound) }
             let found = try search(key, on: connection)
+            connection.cache.forget(key)
             guard found.locked.isEmpty else { throw SecretServiceFailure(.interactionNotAllowed) }
             guard !found.unlocked.isEmpty else { throw SecretServiceFailure(.itemNotFound) }
             for path in found.unlocked {
@@ -183,16 +204,46 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     // MARK: Items
 
-    /// The items of `key` in every collection: those readable now, and those
-    /// in locked collections.
+    /// What an earlier search found for `key`, if the service announced no
+    /// change since.
+    private func cached(
+        _ key: KeychainAttributes, on connection: SecretServiceConnection
+    ) throws(SecretServiceFailure) -> ItemPathCache.Entry? {
+        try connection.checkOpen()
+        return connection.cache.lookup(key, changes: connection.changes)
+    }
+
+    /// The items of `key` in every collection: those readable now, those in
+    /// locked collections, and the one reads and updates use (the newest
+    /// readable). Records the outcome in the cache when it is unambiguous.
     private func search(
         _ key: KeychainAttributes, on connection: SecretServiceConnection
-    ) throws(SecretServiceFailure) -> (unlocked: [String], locked: [String]) {
+    ) throws(SecretServiceFailure) -> (unlocked: [String], locked: [String], chosen: String?) {
+        let changes = connection.changes
         let reply = try connection.call(
             SecretServiceConnection.servicePath, "org.freedesktop.Secret.Service", "SearchItems",
             kk_variant_search_args(key.service, key.account),
             replyType: kk_variant_type_object_paths())
-        return (reply[0].strings, reply[1].strings)
+        let unlocked = reply[0].strings, locked = reply[1].strings
+        let chosen = try newest(unlocked, on: connection)
+        if locked.isEmpty {
+            connection.cache.store(chosen.map { .item(path: $0) } ?? .absent, for: key, changes: changes)
+        }
+        return (unlocked, locked, chosen)
+    }
+
+    private func secret(at path: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) -> [UInt8] {
+        let reply = try connection.call(
+            path, "org.freedesktop.Secret.Item", "GetSecret",
+            kk_variant_tuple1(g_variant_new_object_path(connection.sessionPath)),
+            replyType: kk_variant_type_secret_reply())
+        return connection.decode(reply[0])
+    }
+
+    private func setSecret(_ value: [UInt8], at path: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) {
+        _ = try connection.call(
+            path, "org.freedesktop.Secret.Item", "SetSecret",
+            kk_variant_tuple1(connection.encode(value)), replyType: nil)
     }
 
     /// The most recently modified of `paths` (ties broken by path), so that
