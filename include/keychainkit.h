@@ -172,15 +172,15 @@ KK_API kk_status kk_get(kk_keychain *kc, const char *service, const char *accoun
  *  Returns KK_OK; KK_ELOCKED; KK_EUNAVAILABLE; KK_EDENIED; KK_EINVAL (kc or
  *  account NULL, bad strings, value NULL with len > 0, len >
  *  KK_MAX_VALUE_SIZE); KK_EUNKNOWN. Observers of the key are called after
- *  the attempt, whatever its outcome, before this function returns.
- *  Thread-safe. */
+ *  the attempt, whatever its outcome, before this function returns; a call
+ *  rejected with KK_EINVAL is no attempt and notifies nobody. Thread-safe. */
 KK_API kk_status kk_set(kk_keychain *kc, const char *service, const char *account,
                         const void *value, size_t len);
 
 /** Removes every item of (service, account). Removing an absent item is
  *  KK_OK. Returns KK_OK; KK_ELOCKED (nothing removed); KK_EUNAVAILABLE;
  *  KK_EDENIED; KK_EINVAL; KK_EUNKNOWN. Observers of the key are called after
- *  the attempt. Thread-safe. */
+ *  the attempt (not for a call rejected with KK_EINVAL). Thread-safe. */
 KK_API kk_status kk_remove(kk_keychain *kc, const char *service, const char *account);
 
 /** Overwrites a value returned by kk_get() with zeros and frees it. NULL is
@@ -201,8 +201,9 @@ typedef enum kk_event {
 
 /** An observer callback: called after every kk_set() or kk_remove() on the
  *  observed key through the handle, with the attempt's status (KK_OK or an
- *  error: failed attempts and equal values notify too). `service` and
- *  `account` are valid only during the call. */
+ *  error: failed attempts and equal values notify too; calls rejected with
+ *  KK_EINVAL are no attempts and do not). `service` and `account` are valid
+ *  only during the call. */
 typedef void (*kk_observer)(kk_event event, const char *service, const char *account,
                             kk_status status, void *userdata);
 

@@ -1,0 +1,55 @@
+/*
+ * kt_keychain.c — KeychainKit helpers shared by the C tests.
+ */
+#include "kt_keychain.h"
+
+#include <stdio.h>
+#include <string.h>
+
+char kt_sentinel_byte;
+
+const char *kt_service(void)
+{
+    static char service[200];
+    snprintf(service, sizeof service, "kk-c-test.%s", kt_test_name());
+    return service;
+}
+
+kk_keychain *kt_open_at(const char *file, int line)
+{
+    kk_keychain *kc = NULL;
+    kk_status status = kt_current_backend() == KT_MEMORY ? kk_open_memory(&kc)
+                                                         : kk_open_secret_service(&kc);
+    if (!kt_check_status(status, KK_OK, file, line, "kt_open()")) return NULL;
+    kt_check(kc != NULL, file, line, "kt_open() returned a handle");
+    return kc;
+}
+
+void kt_check_value_at(const char *file, int line, kk_keychain *kc, const char *service,
+                       const char *account, const void *want, size_t len)
+{
+    char *value = KT_SENTINEL;
+    size_t got_len = (size_t)-1;
+    if (!kt_check_status(kk_get(kc, service, account, &value, &got_len), KK_OK, file, line,
+                         "kk_get(kc, service, account, &value, &len)"))
+        return;
+    if (!kt_check(value != NULL && value != KT_SENTINEL, file, line, "kk_get set a value")) return;
+    kt_check(got_len == len, file, line, "value length %zu, expected %zu", got_len, len);
+    if (got_len == len) {
+        kt_check(memcmp(value, want, len) == 0, file, line, "value bytes equal the stored ones");
+        kt_check(value[len] == '\0', file, line, "value is NUL-terminated");
+    }
+    kk_secret_free(value);
+}
+
+void kt_check_absent_at(const char *file, int line, kk_keychain *kc, const char *service,
+                        const char *account)
+{
+    char *value = KT_SENTINEL;
+    size_t len = 12345;
+    int absent = kt_check_status(kk_get(kc, service, account, &value, &len), KK_ENOTFOUND, file,
+                                 line, "kk_get(kc, service, account, &value, &len)");
+    kt_check(value == NULL, file, line, "kk_get set *out_value to NULL on failure");
+    kt_check(len == 12345, file, line, "kk_get left *out_len alone on failure (got %zu)", len);
+    if (!absent && value != NULL && value != KT_SENTINEL) kk_secret_free(value);
+}

@@ -1,0 +1,38 @@
+/*
+ * kt_keychain.h — KeychainKit helpers shared by the C tests.
+ */
+#ifndef KT_KEYCHAIN_H
+#define KT_KEYCHAIN_H
+
+#include "kk_test.h"
+
+/** Opens a handle on the runner's backend, checking the status; NULL when
+ *  that failed (REQUIRE it). */
+#define kt_open() kt_open_at(__FILE__, __LINE__)
+
+/** A service name unique to the running test ("kk-c-test.<test>"), so
+ *  tests never see each other's items in the Secret Service. */
+const char *kt_service(void);
+
+/** Checks that kk_get(kc, service, account) returns KK_OK and exactly the
+ *  `len` bytes at `want`, NUL-terminated, and frees the value. */
+#define CHECK_VALUE(kc, service, account, want, len) \
+    kt_check_value_at(__FILE__, __LINE__, (kc), (service), (account), (want), (len))
+
+/** Checks that kk_get(kc, service, account) returns KK_ENOTFOUND and sets
+ *  the value to NULL. */
+#define CHECK_ABSENT(kc, service, account) \
+    kt_check_absent_at(__FILE__, __LINE__, (kc), (service), (account))
+
+/** A pointer that is not NULL and not a library allocation, to see that
+ *  out-parameters are written (or left alone). */
+extern char kt_sentinel_byte;
+#define KT_SENTINEL (&kt_sentinel_byte)
+
+kk_keychain *kt_open_at(const char *file, int line);
+void kt_check_value_at(const char *file, int line, kk_keychain *kc, const char *service,
+                       const char *account, const void *want, size_t len);
+void kt_check_absent_at(const char *file, int line, kk_keychain *kc, const char *service,
+                        const char *account);
+
+#endif /* KT_KEYCHAIN_H */

@@ -1,0 +1,212 @@
+/*
+ * kt_secret_service.c — see kt_secret_service.h.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "kt_secret_service.h"
+
+#include <gio/gio.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#define BUS_NAME "org.freedesktop.secrets"
+#define SERVICE_PATH "/org/freedesktop/secrets"
+#define TIMEOUT_MS 10000
+
+/** The shared session bus, and a plain session opened on it (secrets are
+ *  only valid on the connection that opened their session). */
+static GDBusConnection *bus;
+static char *session_path;
+
+static int fail(const char *what, GError *error)
+{
+    fprintf(stdout, "    kt_secret_service: %s failed: %s\n", what, error ? error->message : "?");
+    if (error) g_error_free(error);
+    return -1;
+}
+
+/** Calls a method; returns its reply (to unref) or NULL after printing. */
+static GVariant *call(const char *path, const char *interface, const char *method,
+                      GVariant *args, const char *reply_type)
+{
+    GError *error = NULL;
+    GVariant *reply = g_dbus_connection_call_sync(
+        bus, BUS_NAME, path, interface, method, args,
+        reply_type ? G_VARIANT_TYPE(reply_type) : NULL, G_DBUS_CALL_FLAGS_NONE, TIMEOUT_MS, NULL,
+        &error);
+    if (reply == NULL) fail(method, error);
+    return reply;
+}
+
+static int connect_once(void)
+{
+    if (session_path != NULL) return 0;
+    GError *error = NULL;
+    bus = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, &error);
+    if (bus == NULL) return fail("g_bus_get_sync", error);
+    GVariant *reply = call(SERVICE_PATH, "org.freedesktop.Secret.Service", "OpenSession",
+                           g_variant_new("(sv)", "plain", g_variant_new_string("")), "(vo)");
+    if (reply == NULL) return -1;
+    g_variant_get(reply, "(vo)", NULL, &session_path);
+    g_variant_unref(reply);
+    return 0;
+}
+
+/** A floating (oayays) plain secret of our session. */
+static GVariant *plain_secret(const char *bytes)
+{
+    GVariant *value = g_variant_new_fixed_array(G_VARIANT_TYPE_BYTE, bytes, strlen(bytes), 1);
+    GVariant *params = g_variant_new_fixed_array(G_VARIANT_TYPE_BYTE, "", 0, 1);
+    return g_variant_new("(o@ay@ays)", session_path, params, value, "text/plain");
+}
+
+int kt_ss_lock(void)
+{
+    if (connect_once() != 0) return -1;
+    const char *objects[] = {KT_LOGIN_COLLECTION};
+    GVariant *reply = call(SERVICE_PATH, "org.freedesktop.Secret.Service", "Lock",
+                           g_variant_new("(@ao)", g_variant_new_objv(objects, 1)), "(aoo)");
+    if (reply == NULL) return -1;
+    g_variant_unref(reply);
+    return 0;
+}
+
+int kt_ss_unlock(void)
+{
+    if (connect_once() != 0) return -1;
+    const char *password = getenv("KEYCHAINKIT_TEST_KEYRING_PASSWORD");
+    if (password == NULL) return fail("unlock", NULL);
+    GVariant *reply = call(SERVICE_PATH, "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface",
+                           "UnlockWithMasterPassword",
+                           g_variant_new("(o@(oayays))", KT_LOGIN_COLLECTION, plain_secret(password)),
+                           NULL);
+    if (reply == NULL) return -1;
+    g_variant_unref(reply);
+    return 0;
+}
+
+int kt_ss_is_locked(int *locked)
+{
+    if (connect_once() != 0) return -1;
+    GVariant *reply = call(KT_LOGIN_COLLECTION, "org.freedesktop.DBus.Properties", "Get",
+                           g_variant_new("(ss)", "org.freedesktop.Secret.Collection", "Locked"),
+                           "(v)");
+    if (reply == NULL) return -1;
+    GVariant *value = NULL;
+    g_variant_get(reply, "(v)", &value);
+    *locked = g_variant_get_boolean(value);
+    g_variant_unref(value);
+    g_variant_unref(reply);
+    return 0;
+}
+
+static GVariant *attributes(const char *service, const char *account)
+{
+    GVariantBuilder builder;
+    g_variant_builder_init(&builder, G_VARIANT_TYPE("a{ss}"));
+    g_variant_builder_add(&builder, "{ss}", "service", service);
+    g_variant_builder_add(&builder, "{ss}", "username", account);
+    return g_variant_builder_end(&builder);
+}
+
+int kt_ss_count_items(const char *service, const char *account, int *count)
+{
+    if (connect_once() != 0) return -1;
+    GVariant *reply = call(SERVICE_PATH, "org.freedesktop.Secret.Service", "SearchItems",
+                           g_variant_new("(@a{ss})", attributes(service, account)), "(aoao)");
+    if (reply == NULL) return -1;
+    GVariant *unlocked = g_variant_get_child_value(reply, 0);
+    GVariant *locked = g_variant_get_child_value(reply, 1);
+    *count = (int)(g_variant_n_children(unlocked) + g_variant_n_children(locked));
+    g_variant_unref(unlocked);
+    g_variant_unref(locked);
+    g_variant_unref(reply);
+    return 0;
+}
+
+int kt_ss_create_item(const char *service, const char *account, const char *label,
+                      const char *value)
+{
+    if (connect_once() != 0) return -1;
+    GVariantBuilder properties;
+    g_variant_builder_init(&properties, G_VARIANT_TYPE("a{sv}"));
+    g_variant_builder_add(&properties, "{sv}", "org.freedesktop.Secret.Item.Label",
+                          g_variant_new_string(label));
+    g_variant_builder_add(&properties, "{sv}", "org.freedesktop.Secret.Item.Attributes",
+                          attributes(service, account));
+    GVariant *reply = call(KT_LOGIN_COLLECTION, "org.freedesktop.Secret.Collection", "CreateItem",
+                           g_variant_new("(@a{sv}@(oayays)b)", g_variant_builder_end(&properties),
+                                         plain_secret(value), FALSE),
+                           "(oo)");
+    if (reply == NULL) return -1;
+    const char *prompt = NULL;
+    g_variant_get(reply, "(o&o)", NULL, &prompt);
+    int needs_prompt = strcmp(prompt, "/") != 0;
+    g_variant_unref(reply);
+    if (needs_prompt) return fail("CreateItem (it asked for a prompt)", NULL);
+    return 0;
+}
+
+/** Quotes `s` for sh in single quotes into out; -1 when it does not fit. */
+static int quote(const char *s, char *out, size_t size)
+{
+    size_t n = 0;
+    if (size < 3) return -1;
+    out[n++] = '\'';
+    for (; *s; s++) {
+        const char *piece = *s == '\'' ? "'\\''" : NULL;
+        size_t len = piece ? strlen(piece) : 1;
+        if (n + len + 2 > size) return -1;
+        if (piece) memcpy(out + n, piece, len);
+        else out[n] = *s;
+        n += len;
+    }
+    out[n++] = '\'';
+    out[n] = '\0';
+    return 0;
+}
+
+static int secret_tool_command(char *cmd, size_t size, const char *verb, const char *label,
+                               const char *service, const char *account)
+{
+    char qs[512], qa[512], ql[512];
+    if (quote(service, qs, sizeof qs) || quote(account, qa, sizeof qa) ||
+        quote(label ? label : "", ql, sizeof ql))
+        return -1;
+    int n = label ? snprintf(cmd, size, "secret-tool %s --label=%s service %s username %s", verb, ql, qs, qa)
+                  : snprintf(cmd, size, "secret-tool %s service %s username %s", verb, qs, qa);
+    return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+int kt_secret_tool_store(const char *service, const char *account, const char *label,
+                         const char *value)
+{
+    char cmd[2048];
+    if (secret_tool_command(cmd, sizeof cmd, "store", label, service, account) != 0)
+        return fail("secret-tool store (arguments too long)", NULL);
+    FILE *pipe = popen(cmd, "w");
+    if (pipe == NULL) return fail("popen secret-tool store", NULL);
+    fputs(value, pipe);
+    int status = pclose(pipe);
+    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return fail("secret-tool store (non-zero exit)", NULL);
+    return 0;
+}
+
+int kt_secret_tool_lookup(const char *service, const char *account, char *out, size_t size)
+{
+    char cmd[2048];
+    if (secret_tool_command(cmd, sizeof cmd, "lookup", NULL, service, account) != 0)
+        return fail("secret-tool lookup (arguments too long)", NULL);
+    FILE *pipe = popen(cmd, "r");
+    if (pipe == NULL) return fail("popen secret-tool lookup", NULL);
+    size_t n = fread(out, 1, size - 1, pipe);
+    out[n] = '\0';
+    int status = pclose(pipe);
+    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return fail("secret-tool lookup (non-zero exit)", NULL);
+    return 0;
+}

@@ -1,0 +1,46 @@
+/*
+ * kt_secret_service.h — direct access to the private Secret Service for
+ * the tests, bypassing KeychainKit: lock and unlock the login collection,
+ * count and create items over D-Bus (GIO), and run secret-tool.
+ *
+ * Only for tests under scripts/with-secret-service.sh: they change the
+ * keyring's state. Every function returns 0 on success and -1 on failure,
+ * after printing why.
+ */
+#ifndef KT_SECRET_SERVICE_H
+#define KT_SECRET_SERVICE_H
+
+#include <stddef.h>
+
+/** The collection the default alias points to in the private keyring. */
+#define KT_LOGIN_COLLECTION "/org/freedesktop/secrets/collection/login"
+
+/** Locks the login collection with org.freedesktop.Secret.Service.Lock. */
+int kt_ss_lock(void);
+
+/** Unlocks the login collection with gnome-keyring's
+ *  UnlockWithMasterPassword and $KEYCHAINKIT_TEST_KEYRING_PASSWORD. */
+int kt_ss_unlock(void);
+
+/** Sets *locked to the login collection's Locked property. */
+int kt_ss_is_locked(int *locked);
+
+/** Sets *count to the number of items (locked or not) whose attributes
+ *  include service=`service` and username=`account`. */
+int kt_ss_count_items(const char *service, const char *account, int *count);
+
+/** Creates a new item with those attributes and `value` in the login
+ *  collection, never replacing one (so duplicates can be made). */
+int kt_ss_create_item(const char *service, const char *account, const char *label,
+                      const char *value);
+
+/** `secret-tool store --label=LABEL service S username U` with `value` on
+ *  its standard input. */
+int kt_secret_tool_store(const char *service, const char *account, const char *label,
+                         const char *value);
+
+/** `secret-tool lookup service S username U`: its output (at most size-1
+ *  bytes, NUL-terminated) into `out`. */
+int kt_secret_tool_lookup(const char *service, const char *account, char *out, size_t size);
+
+#endif /* KT_SECRET_SERVICE_H */

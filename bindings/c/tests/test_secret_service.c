@@ -1,0 +1,208 @@
+/*
+ * test_secret_service.c — what only the Secret Service backend has: a
+ * locked collection, items shared with other clients (secret-tool, other
+ * handles), duplicates other tools left behind, and no session bus.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "kt_keychain.h"
+#include "kt_secret_service.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct statuses {
+    int calls;
+    kk_event event;
+    kk_status status;
+} statuses;
+
+static void remember(kk_event event, const char *service, const char *account, kk_status status,
+                     void *userdata)
+{
+    (void)service;
+    (void)account;
+    statuses *s = userdata;
+    s->calls++;
+    s->event = event;
+    s->status = status;
+}
+
+/** Locks the login collection and checks that it is locked. */
+static int lock(void)
+{
+    int locked = 0;
+    return CHECK(kt_ss_lock() == 0) && CHECK(kt_ss_is_locked(&locked) == 0) && CHECK(locked);
+}
+
+/** Unlocks the login collection and checks that it is unlocked. */
+static int unlock(void)
+{
+    int locked = 1;
+    return CHECK(kt_ss_unlock() == 0) && CHECK(kt_ss_is_locked(&locked) == 0) && CHECK(!locked);
+}
+
+TEST_ON(KT_SECRET_SERVICE, locked_collection_is_elocked_not_absent)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    const char *svc = kt_service();
+    CHECK_STATUS(kk_set(kc, svc, "acct", "before", 6), KK_OK);
+    statuses seen = {0};
+    uint64_t token = 0;
+    CHECK_STATUS(kk_observe(kc, svc, "acct", remember, &seen, NULL, &token), KK_OK);
+    seen.calls = 0;
+
+    if (lock()) {
+        char *value = KT_SENTINEL;
+        CHECK_STATUS(kk_get(kc, svc, "acct", &value, NULL), KK_ELOCKED);
+        CHECK(value == NULL);
+        const char *m = kk_error_message();
+        CHECK(m != NULL && m[0] != '\0');
+
+        CHECK_STATUS(kk_set(kc, svc, "acct", "SUPERSECRET-while-locked", 24), KK_ELOCKED);
+        CHECK_EQ(seen.calls, 1); /* a failed attempt notifies too */
+        CHECK_EQ(seen.event, KK_EVENT_SET);
+        CHECK_STATUS(seen.status, KK_ELOCKED);
+        m = kk_error_message();
+        CHECK(m != NULL && strstr(m, "SUPERSECRET") == NULL); /* never contains a secret */
+
+        CHECK_STATUS(kk_remove(kc, svc, "acct"), KK_ELOCKED);
+        CHECK_EQ(seen.calls, 2);
+        CHECK_EQ(seen.event, KK_EVENT_REMOVE);
+        CHECK_STATUS(seen.status, KK_ELOCKED);
+        int count = -1;
+        CHECK(kt_ss_count_items(svc, "acct", &count) == 0);
+        CHECK_EQ(count, 1); /* nothing removed */
+
+        /* Creating an item needs the collection unlocked: no prompt, no
+         * wait (a prompt's wait would last the 5 s request timeout). */
+        double start = kt_now();
+        CHECK_STATUS(kk_set(kc, svc, "new", "v", 1), KK_ELOCKED);
+        CHECK(kt_now() - start < 4.0);
+        CHECK(kt_ss_count_items(svc, "new", &count) == 0);
+        CHECK_EQ(count, 0);
+    }
+    /* The same handle works again once the user unlocks. */
+    if (unlock()) {
+        CHECK_VALUE(kc, svc, "acct", "before", 6);
+        CHECK_STATUS(kk_set(kc, svc, "acct", "after", 5), KK_OK);
+        CHECK_VALUE(kc, svc, "acct", "after", 5);
+        CHECK_STATUS(kk_remove(kc, svc, "acct"), KK_OK);
+        CHECK_ABSENT(kc, svc, "acct");
+    }
+    kk_close(kc);
+}
+
+TEST_ON(KT_SECRET_SERVICE, secret_tool_item_is_read_and_updated_in_place)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    const char *svc = kt_service();
+    REQUIRE(kt_secret_tool_store(svc, "user", "x", "from secret-tool") == 0);
+    CHECK_VALUE(kc, svc, "user", "from secret-tool", 16);
+    CHECK_STATUS(kk_set(kc, svc, "user", "from keychainkit", 16), KK_OK);
+    int count = -1;
+    CHECK(kt_ss_count_items(svc, "user", &count) == 0);
+    CHECK_EQ(count, 1);
+    char out[64];
+    if (CHECK(kt_secret_tool_lookup(svc, "user", out, sizeof out) == 0)) {
+        out[strcspn(out, "\n")] = '\0';
+        CHECK_STR_EQ(out, "from keychainkit");
+    }
+    CHECK_STATUS(kk_remove(kc, svc, "user"), KK_OK);
+    CHECK(kt_ss_count_items(svc, "user", &count) == 0);
+    CHECK_EQ(count, 0);
+    kk_close(kc);
+}
+
+TEST_ON(KT_SECRET_SERVICE, set_keeps_exactly_one_item)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    const char *svc = kt_service();
+    int count = -1;
+    for (int i = 0; i < 3; i++) CHECK_STATUS(kk_set(kc, svc, "acct", "v", 1), KK_OK);
+    CHECK_STATUS(kk_set(kc, svc, "acct", "w", 1), KK_OK);
+    CHECK(kt_ss_count_items(svc, "acct", &count) == 0);
+    CHECK_EQ(count, 1);
+    kk_close(kc);
+}
+
+TEST_ON(KT_SECRET_SERVICE, duplicates_are_read_and_all_removed)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    const char *svc = kt_service();
+    REQUIRE(kt_ss_create_item(svc, "acct", "first", "one") == 0);
+    REQUIRE(kt_ss_create_item(svc, "acct", "second", "two") == 0);
+    int count = -1;
+    REQUIRE(kt_ss_count_items(svc, "acct", &count) == 0);
+    REQUIRE(count == 2);
+    char *value = NULL;
+    size_t len = 0;
+    CHECK_STATUS(kk_get(kc, svc, "acct", &value, &len), KK_OK);
+    CHECK(value != NULL && ((len == 3 && strcmp(value, "one") == 0) || (len == 3 && strcmp(value, "two") == 0)));
+    kk_secret_free(value);
+    CHECK_STATUS(kk_remove(kc, svc, "acct"), KK_OK);
+    CHECK(kt_ss_count_items(svc, "acct", &count) == 0);
+    CHECK_EQ(count, 0);
+    CHECK_ABSENT(kc, svc, "acct");
+    kk_close(kc);
+}
+
+TEST_ON(KT_SECRET_SERVICE, handles_see_each_others_items_at_once)
+{
+    kk_keychain *a = kt_open(), *b = kt_open();
+    REQUIRE(a != NULL && b != NULL);
+    const char *svc = kt_service();
+    CHECK_ABSENT(b, svc, "acct");
+    CHECK_STATUS(kk_set(a, svc, "acct", "v1", 2), KK_OK);
+    CHECK_VALUE(b, svc, "acct", "v1", 2);
+    CHECK_STATUS(kk_set(b, svc, "acct", "v2", 2), KK_OK);
+    CHECK_VALUE(a, svc, "acct", "v2", 2);
+    CHECK_STATUS(kk_remove(a, svc, "acct"), KK_OK);
+    CHECK_ABSENT(b, svc, "acct");
+    kk_close(a);
+    kk_close(b);
+}
+
+TEST_ON(KT_SECRET_SERVICE, no_session_bus_is_unavailable_at_once)
+{
+    const char *saved = getenv("DBUS_SESSION_BUS_ADDRESS");
+    char *restore = saved ? strdup(saved) : NULL;
+    /* The library reads the address when a handle first connects. */
+    REQUIRE(setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent", 1) == 0);
+    kk_keychain *kc = NULL;
+    CHECK_STATUS(kk_open_secret_service(&kc), KK_OK); /* connecting is deferred */
+    if (kc != NULL) {
+        char *value = KT_SENTINEL;
+        double start = kt_now();
+        CHECK_STATUS(kk_get(kc, kt_service(), "acct", &value, NULL), KK_EUNAVAILABLE);
+        double elapsed = kt_now() - start;
+        if (!CHECK(elapsed < 1.0)) printf("    kk_get took %.3f s\n", elapsed);
+        CHECK(value == NULL);
+        const char *m = kk_error_message();
+        CHECK(m != NULL && m[0] != '\0');
+        start = kt_now();
+        CHECK_STATUS(kk_set(kc, kt_service(), "acct", "v", 1), KK_EUNAVAILABLE);
+        CHECK_STATUS(kk_remove(kc, kt_service(), "acct"), KK_EUNAVAILABLE);
+        elapsed = kt_now() - start;
+        if (!CHECK(elapsed < 2.0)) printf("    kk_set + kk_remove took %.3f s\n", elapsed);
+        kk_close(kc);
+    }
+    if (restore) {
+        setenv("DBUS_SESSION_BUS_ADDRESS", restore, 1);
+        free(restore);
+    } else {
+        unsetenv("DBUS_SESSION_BUS_ADDRESS");
+    }
+    /* Restored: a new handle reaches the private service again. */
+    kk_keychain *again = kt_open();
+    if (again != NULL) {
+        CHECK_ABSENT(again, kt_service(), "acct");
+        kk_close(again);
+    }
+}

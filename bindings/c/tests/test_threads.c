@@ -1,0 +1,163 @@
+/*
+ * test_threads.c — one handle used by 8 threads at once: mixed kk_set,
+ * kk_get, kk_remove, kk_observe and kk_unobserve on a few shared keys.
+ * No crash or deadlock, only the expected statuses, and every value read
+ * is one some thread wrote for that key.
+ */
+#include "kt_keychain.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define THREADS 8
+#define KEYS 3
+#define MAX_TOKENS 4
+
+static const char *const accounts[KEYS] = {"k0", "k1", "k2"};
+
+typedef struct worker {
+    kk_keychain *kc;
+    const char *service;
+    int index;
+    int ops;
+    /* results, read by the main thread after join */
+    int unexpected;           /* calls with an unexpected status */
+    int first_unexpected_status;
+    char first_unexpected_op[32];
+    int bad_values;           /* successful gets with a value nobody wrote */
+    char first_bad_value[64];
+    int gets_ok;
+} worker;
+
+static atomic_int callbacks, callback_bad, observes_ok, destroys;
+
+static void on_change(kk_event event, const char *service, const char *account, kk_status status,
+                      void *userdata)
+{
+    const char *want_account = userdata;
+    atomic_fetch_add(&callbacks, 1);
+    if (status != KK_OK || (event != KK_EVENT_SET && event != KK_EVENT_REMOVE) ||
+        account == NULL || strcmp(account, want_account) != 0 || service == NULL)
+        atomic_fetch_add(&callback_bad, 1);
+}
+
+static void on_destroy(void *userdata)
+{
+    (void)userdata;
+    atomic_fetch_add(&destroys, 1);
+}
+
+static void unexpected(worker *w, const char *op, kk_status status)
+{
+    if (w->unexpected++ == 0) {
+        w->first_unexpected_status = status;
+        snprintf(w->first_unexpected_op, sizeof w->first_unexpected_op, "%s", op);
+    }
+}
+
+/** Whether `value` is "<account>/t<thread>/o<op>" as some worker writes it. */
+static int written_by_someone(const char *account, const char *value, size_t len, int ops)
+{
+    char expected[64];
+    int thread = -1, op = -1, consumed = 0;
+    size_t prefix = strlen(account);
+    if (len != strlen(value) || strncmp(value, account, prefix) != 0 || value[prefix] != '/')
+        return 0;
+    if (sscanf(value + prefix, "/t%d/o%d%n", &thread, &op, &consumed) != 2) return 0;
+    if (thread < 0 || thread >= THREADS || op < 0 || op >= ops) return 0;
+    snprintf(expected, sizeof expected, "%s/t%d/o%d", account, thread, op);
+    return strcmp(expected, value) == 0;
+}
+
+static void *work(void *arg)
+{
+    worker *w = arg;
+    uint32_t rng = 2463534242u + (uint32_t)w->index * 7919u;
+    uint64_t tokens[MAX_TOKENS];
+    int token_count = 0;
+    for (int i = 0; i < w->ops; i++) {
+        rng ^= rng << 13; rng ^= rng >> 17; rng ^= rng << 5; /* xorshift32 */
+        const char *account = accounts[rng % KEYS];
+        unsigned op = (rng / KEYS) % 10;
+        kk_status st;
+        if (op < 3) {
+            char value[64];
+            int n = snprintf(value, sizeof value, "%s/t%d/o%d", account, w->index, i);
+            if ((st = kk_set(w->kc, w->service, account, value, (size_t)n)) != KK_OK) unexpected(w, "kk_set", st);
+        } else if (op < 6) {
+            char *value = NULL;
+            size_t len = 0;
+            st = kk_get(w->kc, w->service, account, &value, &len);
+            if (st == KK_OK) {
+                w->gets_ok++;
+                if (value == NULL || !written_by_someone(account, value, len, w->ops)) {
+                    if (w->bad_values++ == 0)
+                        snprintf(w->first_bad_value, sizeof w->first_bad_value, "%s", value ? value : "(NULL)");
+                }
+            } else if (st != KK_ENOTFOUND || value != NULL) {
+                unexpected(w, "kk_get", st);
+            }
+            kk_secret_free(value);
+        } else if (op < 7) {
+            if ((st = kk_remove(w->kc, w->service, account)) != KK_OK) unexpected(w, "kk_remove", st);
+        } else if (op < 9 && token_count < MAX_TOKENS) {
+            uint64_t token = 0;
+            st = kk_observe(w->kc, w->service, account, on_change, (void *)account, on_destroy, &token);
+            if (st != KK_OK || token == 0) unexpected(w, "kk_observe", st);
+            else {
+                atomic_fetch_add(&observes_ok, 1);
+                tokens[token_count++] = token;
+            }
+        } else if (token_count > 0) {
+            uint64_t token = tokens[--token_count];
+            if ((st = kk_unobserve(w->kc, token)) != KK_OK) unexpected(w, "kk_unobserve", st);
+        }
+    }
+    /* Observers still in `tokens` stay registered: kk_close removes them. */
+    return NULL;
+}
+
+static void hammer(int ops)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    worker workers[THREADS];
+    pthread_t threads[THREADS];
+    int started = 0;
+    for (int i = 0; i < THREADS; i++) {
+        workers[i] = (worker){.kc = kc, .service = kt_service(), .index = i, .ops = ops};
+        if (CHECK(pthread_create(&threads[i], NULL, work, &workers[i]) == 0)) started++;
+        else break;
+    }
+    for (int i = 0; i < started; i++) pthread_join(threads[i], NULL);
+    int gets_ok = 0;
+    for (int i = 0; i < started; i++) {
+        worker *w = &workers[i];
+        gets_ok += w->gets_ok;
+        if (!CHECK_EQ(w->unexpected, 0))
+            kt_check(0, __FILE__, __LINE__, "thread %d: first unexpected: %s returned %s", i,
+                     w->first_unexpected_op, kt_status_name(w->first_unexpected_status));
+        if (!CHECK_EQ(w->bad_values, 0))
+            kt_check(0, __FILE__, __LINE__, "thread %d: read a value nobody wrote: \"%s\"", i,
+                     w->first_bad_value);
+    }
+    CHECK(gets_ok > 0); /* the reads did check something */
+    CHECK_EQ(atomic_load(&callback_bad), 0);
+    int observed = atomic_load(&observes_ok);
+    CHECK(observed > 0);
+    kk_close(kc);
+    CHECK_EQ(atomic_load(&destroys), observed); /* exactly once each */
+}
+
+TEST_ON(KT_MEMORY, threads_share_one_handle_memory)
+{
+    hammer(1000);
+}
+
+TEST_ON(KT_SECRET_SERVICE, threads_share_one_handle_secret_service)
+{
+    hammer(50);
+}
