@@ -28,7 +28,7 @@ LIB      := $(BUILD)/lib/$(REALNAME)
 CLI      := $(BUILD)/bin/keychainkit
 PYTHON    = $(shell scripts/python-venv.sh)
 
-.PHONY: all deps release lib cli install uninstall test test-swift test-c test-cli test-packaging clean
+.PHONY: all deps release lib cli install uninstall test test-swift test-c test-cli test-packaging test-abi clean
 
 all: lib cli
 
@@ -83,6 +83,7 @@ test: deps
 	$(MAKE) test-c
 	$(MAKE) test-cli
 	$(MAKE) test-packaging
+	$(MAKE) test-abi
 
 test-swift:
 	$(SWIFT) build --build-tests
@@ -93,6 +94,9 @@ test-c: $(LIB)
 
 test-cli: $(CLI)
 	$(HARNESS) tests/cli/run.sh $(CURDIR)/$(CLI) $(PYTHON)
+
+test-abi: $(LIB)
+	tests/abi/check.sh
 
 test-packaging: $(LIB) $(CLI)
 	tests/packaging/run.sh

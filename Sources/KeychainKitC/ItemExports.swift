@@ -1,12 +1,12 @@
 import CKeychainKitSupport
 import KeychainKit
 
-@_cdecl("kk_open_secret_service")
+@c @implementation
 public func kk_open_secret_service(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> kk_status {
     open(out) { Keychain(interface: SecretServiceKeychainInterface()) }
 }
 
-@_cdecl("kk_open_memory")
+@c @implementation
 public func kk_open_memory(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> kk_status {
     open(out) { Keychain(interface: InMemoryKeychainInterface()) }
 }
@@ -17,14 +17,14 @@ private func open(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ make: () -> an
     return KK_OK
 }
 
-@_cdecl("kk_close")
+@c @implementation
 public func kk_close(_ kc: OpaquePointer?) {
     guard let kc else { return }
     KeychainHandle.fromC(kc).keychain.removeAllObservers()
     KeychainHandle.releaseC(kc)
 }
 
-@_cdecl("kk_get")
+@c @implementation
 public func kk_get(
     _ kc: OpaquePointer?, _ service: UnsafePointer<CChar>?, _ account: UnsafePointer<CChar>?,
     _ outValue: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?
@@ -52,7 +52,7 @@ public func kk_get(
     }
 }
 
-@_cdecl("kk_set")
+@c @implementation
 public func kk_set(
     _ kc: OpaquePointer?, _ service: UnsafePointer<CChar>?, _ account: UnsafePointer<CChar>?,
     _ value: UnsafeRawPointer?, _ length: Int
@@ -75,7 +75,7 @@ public func kk_set(
     }
 }
 
-@_cdecl("kk_remove")
+@c @implementation
 public func kk_remove(_ kc: OpaquePointer?, _ service: UnsafePointer<CChar>?, _ account: UnsafePointer<CChar>?) -> kk_status {
     status { () throws(ArgumentFailure) in
         let handle = try handle(kc)

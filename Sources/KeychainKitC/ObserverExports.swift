@@ -49,7 +49,7 @@ private func statusWithoutRecording(_ error: KeychainError) -> kk_status {
     }
 }
 
-@_cdecl("kk_observe")
+@c @implementation
 public func kk_observe(
     _ kc: OpaquePointer?, _ service: UnsafePointer<CChar>?, _ account: UnsafePointer<CChar>?,
     _ callback: (@convention(c) (kk_event, UnsafePointer<CChar>?, UnsafePointer<CChar>?, kk_status, UnsafeMutableRawPointer?) -> Void)?,
@@ -69,7 +69,7 @@ public func kk_observe(
     }
 }
 
-@_cdecl("kk_unobserve")
+@c @implementation
 public func kk_unobserve(_ kc: OpaquePointer?, _ token: UInt64) -> kk_status {
     status { () throws(ArgumentFailure) in
         let handle = try handle(kc)
