@@ -1,5 +1,7 @@
 # KeychainKit — build, test, install.
 #
+#   make demo       build, then store, read, observe and remove a secret from
+#                   C, Python and the command line, narrated
 #   make test       install missing packages (as root), build, and run every
 #                   test (Swift, C) inside a private D-Bus session with a
 #                   fresh gnome-keyring
@@ -28,12 +30,15 @@ LIB      := $(BUILD)/lib/$(REALNAME)
 CLI      := $(BUILD)/bin/keychainkit
 PYTHON    = $(shell scripts/python-venv.sh)
 
-.PHONY: all deps release lib cli install uninstall test test-swift test-c test-cli test-packaging test-abi clean
+.PHONY: all demo deps release lib cli install uninstall test test-swift test-c test-cli test-packaging test-abi clean
 
 all: lib cli
 
 deps:
 	scripts/install-deps.sh
+
+demo: deps
+	scripts/demo.sh
 
 # The shared library, with the Swift runtime linked in statically, stripped
 # of everything but the kk_ symbols it exports.
