@@ -30,7 +30,7 @@ LIB      := $(BUILD)/lib/$(REALNAME)
 CLI      := $(BUILD)/bin/keychainkit
 PYTHON    = $(shell scripts/python-venv.sh)
 
-.PHONY: all demo deps release lib cli install uninstall test test-swift test-c test-cli test-packaging test-abi clean
+.PHONY: all demo deps release lib cli install uninstall test test-swift test-c test-python test-cli test-packaging test-abi clean
 
 all: lib cli
 
@@ -86,6 +86,7 @@ uninstall:
 test: deps
 	$(MAKE) test-swift
 	$(MAKE) test-c
+	$(MAKE) test-python
 	$(MAKE) test-cli
 	$(MAKE) test-packaging
 	$(MAKE) test-abi
@@ -96,6 +97,9 @@ test-swift:
 
 test-c: $(LIB)
 	bindings/c/run.sh $(CURDIR)/$(BUILD)/lib $(CURDIR)/include $(CURDIR)/$(BUILD)/c
+
+test-python: $(LIB)
+	bindings/python/run-tests.sh
 
 test-cli: $(CLI)
 	$(HARNESS) tests/cli/run.sh $(CURDIR)/$(CLI) $(PYTHON)

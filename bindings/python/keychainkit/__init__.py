@@ -1,0 +1,71 @@
+"""KeychainKit for Python: small secrets in the Linux system keychain.
+
+A pure-Python (ctypes) binding of libkeychainkit, the KeychainKit C library::
+
+    from keychainkit import Keychain
+
+    with Keychain(service="my-app") as kc:
+        kc["token"] = "s3cret"
+        print(kc.get("token"))
+
+See :class:`Keychain`. Importing raises :class:`ImportError` when no
+compatible libkeychainkit can be loaded (set ``KEYCHAINKIT_LIBRARY`` to its
+path to choose one).
+"""
+
+from __future__ import annotations
+
+from . import _ffi
+from ._errors import (
+    AccessDenied,
+    DuplicateItem,
+    InteractionNotAllowed,
+    InvalidArgument,
+    ItemNotFound,
+    KeychainClosed,
+    KeychainError,
+    OutOfMemory,
+    ServiceUnavailable,
+    UserCanceled,
+)
+from ._events import ChangeEvent, EventKind
+from ._keychain import Keychain
+from ._observation import Observation
+from ._status import Status
+
+__version__ = "0.1.0"
+
+MAX_VALUE_SIZE: int = _ffi.MAX_VALUE_SIZE
+"""The largest value the library stores, in bytes (16 MiB)."""
+
+
+def library_version() -> str:
+    """The loaded C library's version, ``"MAJOR.MINOR.PATCH"``."""
+    return (_ffi.kk_version_string() or b"").decode("ascii", "replace")
+
+
+def library_path() -> str:
+    """The name or path the C library was loaded from."""
+    return str(_ffi.library._name)
+
+
+__all__ = [
+    "AccessDenied",
+    "ChangeEvent",
+    "DuplicateItem",
+    "EventKind",
+    "InteractionNotAllowed",
+    "InvalidArgument",
+    "ItemNotFound",
+    "Keychain",
+    "KeychainClosed",
+    "KeychainError",
+    "MAX_VALUE_SIZE",
+    "Observation",
+    "OutOfMemory",
+    "ServiceUnavailable",
+    "Status",
+    "UserCanceled",
+    "library_path",
+    "library_version",
+]

@@ -1,0 +1,80 @@
+"""ctypes declarations of every function in keychainkit.h, on the loaded library.
+
+Handles are ``c_void_p`` (``kk_keychain *``); statuses and event kinds are
+``c_int`` (C enums); ``kk_get``'s value comes back through a ``c_void_p``
+(not ``c_char_p``, which would stop at the first NUL and lose the pointer
+that ``kk_secret_free`` must release).
+"""
+
+from __future__ import annotations
+
+from ctypes import CFUNCTYPE, POINTER, c_char_p, c_int, c_size_t, c_uint64, c_void_p
+from typing import Any, Dict, Optional, Sequence, Tuple
+
+from ._errors import KeychainError, error_for
+from ._library import load
+
+OBSERVER = CFUNCTYPE(None, c_int, c_char_p, c_char_p, c_int, c_void_p)
+"""``kk_observer``: (event, service, account, status, userdata)."""
+
+DESTROY = CFUNCTYPE(None, c_void_p)
+"""``void (*destroy)(void *userdata)``."""
+
+_PROTOTYPES: Dict[str, Tuple[Any, Sequence[Any]]] = {
+    "kk_version_number": (c_int, []),
+    "kk_version_string": (c_char_p, []),
+    "kk_status_string": (c_char_p, [c_int]),
+    "kk_error_message": (c_char_p, []),
+    "kk_open_secret_service": (c_int, [POINTER(c_void_p)]),
+    "kk_open_memory": (c_int, [POINTER(c_void_p)]),
+    "kk_close": (None, [c_void_p]),
+    "kk_get": (c_int, [c_void_p, c_char_p, c_char_p, POINTER(c_void_p), POINTER(c_size_t)]),
+    "kk_set": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p, c_size_t]),
+    "kk_remove": (c_int, [c_void_p, c_char_p, c_char_p]),
+    "kk_secret_free": (None, [c_void_p]),
+    "kk_observe": (c_int, [c_void_p, c_char_p, c_char_p, OBSERVER, c_void_p, DESTROY, POINTER(c_uint64)]),
+    "kk_unobserve": (c_int, [c_void_p, c_uint64]),
+}
+
+library = load(_PROTOTYPES)
+"""The loaded ``ctypes.CDLL``."""
+
+for _name, (_restype, _argtypes) in _PROTOTYPES.items():
+    _function = getattr(library, _name)
+    _function.restype = _restype
+    _function.argtypes = list(_argtypes)
+
+kk_version_number = library.kk_version_number
+kk_version_string = library.kk_version_string
+kk_status_string = library.kk_status_string
+kk_error_message = library.kk_error_message
+kk_open_secret_service = library.kk_open_secret_service
+kk_open_memory = library.kk_open_memory
+kk_close = library.kk_close
+kk_get = library.kk_get
+kk_set = library.kk_set
+kk_remove = library.kk_remove
+kk_secret_free = library.kk_secret_free
+kk_observe = library.kk_observe
+kk_unobserve = library.kk_unobserve
+
+MAX_VALUE_SIZE = 16 * 1024 * 1024
+"""``KK_MAX_VALUE_SIZE``: the largest value ``kk_set`` accepts, in bytes."""
+
+
+def status_string(status: int) -> str:
+    """``kk_status_string(status)``: a short English description."""
+    return (kk_status_string(status) or b"").decode("utf-8", "replace")
+
+
+def failure(status: int, context: Optional[str] = None) -> KeychainError:
+    """The exception for the calling thread's last failed call, which
+    returned ``status``. Call it right after that call, before any other.
+
+    ``context`` (the key involved, never a value) is appended to the
+    library's message.
+    """
+    message = (kk_error_message() or b"").decode("utf-8", "replace") or status_string(status)
+    if context:
+        message = f"{message} ({context})"
+    return error_for(status, message)

@@ -1,0 +1,75 @@
+"""The lifetime of one ``kk_keychain *``: no call after ``kk_close``, and no
+``kk_close`` while a call through the handle is running.
+
+keychainkit.h forbids closing a handle while another thread uses it. Here
+:meth:`Handle.close` only marks the handle closed when calls are running
+(on other threads, or further up this thread's stack when ``close()`` is
+called from an observer callback); the last of them closes it on its way
+out. Calls that start after ``close()`` raise :class:`KeychainClosed`.
+"""
+
+from __future__ import annotations
+
+import threading
+from ctypes import byref, c_void_p
+from types import TracebackType
+from typing import Any, Callable, Optional, Type
+
+from . import _ffi
+from ._errors import KeychainClosed
+
+
+class Handle:
+    """An open ``kk_keychain *`` and the count of calls running through it."""
+
+    def __init__(self, opener: Callable[[Any], int]) -> None:
+        """Opens a handle with ``opener`` (``kk_open_memory`` or
+        ``kk_open_secret_service``); raises the mapped error on failure."""
+        pointer = c_void_p()
+        status = opener(byref(pointer))
+        if status != 0:
+            raise _ffi.failure(status)
+        self._pointer: Optional[c_void_p] = pointer
+        self._lock = threading.Lock()
+        self._calls = 0
+        self._closing = False
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._closing
+
+    def __enter__(self) -> c_void_p:
+        """Starts a call: returns the pointer, or raises :class:`KeychainClosed`."""
+        with self._lock:
+            if self._closing or self._pointer is None:
+                raise KeychainClosed("the keychain is closed")
+            self._calls += 1
+            return self._pointer
+
+    def __exit__(
+        self,
+        kind: Optional[Type[BaseException]],
+        error: Optional[BaseException],
+        traceback: Optional[TracebackType],
+    ) -> None:
+        """Ends a call; the last call out of a closed handle releases it."""
+        with self._lock:
+            self._calls -= 1
+            pointer = self._take_if_idle()
+        if pointer is not None:
+            _ffi.kk_close(pointer)
+
+    def close(self) -> None:
+        """Closes the handle now, or when the running calls are done. Idempotent."""
+        with self._lock:
+            self._closing = True
+            pointer = self._take_if_idle()
+        if pointer is not None:
+            _ffi.kk_close(pointer)
+
+    def _take_if_idle(self) -> Optional[c_void_p]:
+        if not self._closing or self._calls or self._pointer is None:
+            return None
+        pointer, self._pointer = self._pointer, None
+        return pointer

@@ -1,0 +1,71 @@
+"""A locked keyring is InteractionNotAllowed, never absent.
+
+An item that exists raises InteractionNotAllowed from every call while its
+collection is locked. A key with no item at all still reads as absent: the
+Secret Service searches locked collections too, so "absent" is known.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator, List
+
+import pytest
+
+import keyring_control
+from keychainkit import ChangeEvent, InteractionNotAllowed, ItemNotFound, Keychain, Status
+
+MARKER = "SECRET-MARKER-locked-51c2"
+
+CALLS: List[Callable[[Keychain], object]] = [
+    lambda kc: kc["token"],
+    lambda kc: "token" in kc,
+    lambda kc: kc.get("token", "default"),
+    lambda kc: kc.value("token"),
+    lambda kc: kc.value_bytes("token"),
+    lambda kc: kc.__setitem__("token", MARKER),
+    lambda kc: kc.remove_value("token"),
+    lambda kc: kc.__delitem__("token"),
+    lambda kc: kc.pop("token", None),
+]
+
+
+@pytest.fixture
+def locked(secret_service: None, service: str) -> Iterator[Keychain]:
+    """A Secret Service keychain holding 'token', with the keyring locked."""
+    with Keychain(service=service) as kc:
+        kc["token"] = MARKER
+        keyring_control.lock()
+        try:
+            assert keyring_control.is_locked()
+            yield kc
+        finally:
+            keyring_control.unlock()
+        assert not keyring_control.is_locked()
+        assert kc["token"] == MARKER  # nothing was lost or changed
+
+
+@pytest.mark.parametrize("call", CALLS, ids=range(len(CALLS)))
+def test_every_call_raises_interaction_not_allowed(locked: Keychain, call: Callable[[Keychain], object]) -> None:
+    with pytest.raises(InteractionNotAllowed) as caught:
+        call(locked)
+    assert caught.value.status == Status.ELOCKED
+    assert not isinstance(caught.value, KeyError)
+    assert MARKER not in str(caught.value) + repr(caught.value)
+
+
+def test_failed_attempts_notify_with_the_error(locked: Keychain) -> None:
+    events: List[ChangeEvent] = []
+    locked.observe("token", events.append)
+    for attempt in (lambda: locked.__setitem__("token", "x"), lambda: locked.remove_value("token")):
+        with pytest.raises(InteractionNotAllowed):
+            attempt()
+    assert [(event.kind, event.status) for event in events] == [("set", Status.ELOCKED), ("remove", Status.ELOCKED)]
+    assert all(isinstance(event.error, InteractionNotAllowed) for event in events)
+
+
+def test_a_key_with_no_item_reads_as_absent_while_locked(locked: Keychain) -> None:
+    with pytest.raises(ItemNotFound):
+        locked["absent"]
+    assert "absent" not in locked
+    assert locked.get("absent", "default") == "default"
+    assert keyring_control.is_locked()

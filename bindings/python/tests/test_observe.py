@@ -1,0 +1,132 @@
+"""observe(): which attempts notify, with what, and cancelling."""
+
+from __future__ import annotations
+
+from typing import List
+
+import pytest
+
+from keychainkit import ChangeEvent, InvalidArgument, Keychain, Observation, Status
+
+
+def test_set_and_remove_notify_with_the_key_and_status(kc: Keychain, service: str) -> None:
+    events: List[ChangeEvent] = []
+    kc.observe("a", events.append)
+    kc["a"] = "x"
+    kc.remove_value("a")
+    assert events == [ChangeEvent("set", service, "a", Status.OK), ChangeEvent("remove", service, "a", Status.OK)]
+    assert all(event.ok and event.error is None for event in events)
+
+
+def test_equal_values_and_absent_removals_notify_too(kc: Keychain) -> None:
+    events: List[ChangeEvent] = []
+    kc.observe("a", events.append)
+    kc["a"] = "x"
+    kc["a"] = "x"
+    kc.remove_value("a")
+    kc.remove_value("a")
+    assert [event.kind for event in events] == ["set", "set", "remove", "remove"]
+
+
+def test_del_notifies_a_removal_only_when_something_was_there(kc: Keychain) -> None:
+    events: List[ChangeEvent] = []
+    kc.observe("a", events.append)
+    with pytest.raises(KeyError):
+        del kc["a"]
+    kc["a"] = "x"
+    del kc["a"]
+    assert [event.kind for event in events] == ["set", "remove"]
+
+
+def test_other_keys_do_not_notify(kc: Keychain) -> None:
+    events: List[ChangeEvent] = []
+    kc.observe("a", events.append)
+    kc["b"] = "x"
+    kc.update_value("x", "a", service=f"{kc.service}-other")
+    assert events == []
+
+
+def test_an_observer_of_another_service(kc: Keychain) -> None:
+    other = f"{kc.service}-other"
+    events: List[ChangeEvent] = []
+    observation = kc.observe("a", events.append, service=other)
+    kc["a"] = "x"
+    kc.update_value("y", "a", service=other)
+    assert [(event.service, event.account) for event in events] == [(other, "a")]
+    assert observation.service == other
+
+
+def test_every_observer_of_a_key_is_called(kc: Keychain) -> None:
+    first: List[ChangeEvent] = []
+    second: List[ChangeEvent] = []
+    kc.observe("a", first.append)
+    kc.observe("a", second.append)
+    kc["a"] = "x"
+    assert len(first) == len(second) == 1
+
+
+def test_cancel_stops_notifications_and_is_idempotent(kc: Keychain) -> None:
+    events: List[ChangeEvent] = []
+    observation = kc.observe("a", events.append)
+    assert observation.active
+    kc["a"] = "x"
+    observation.cancel()
+    observation.cancel()
+    assert not observation.active
+    kc["a"] = "y"
+    assert len(events) == 1
+
+
+def test_with_cancels_on_exit(kc: Keychain) -> None:
+    events: List[ChangeEvent] = []
+    with kc.observe("a", events.append) as observation:
+        assert isinstance(observation, Observation)
+        kc["a"] = "x"
+    kc["a"] = "y"
+    assert len(events) == 1
+    assert not observation.active
+
+
+def test_a_callback_may_read_the_new_value_and_cancel_itself(kc: Keychain) -> None:
+    seen: List[object] = []
+
+    def once(event: ChangeEvent) -> None:
+        seen.append(kc[event.account])
+        observation.cancel()
+
+    observation = kc.observe("a", once)
+    kc["a"] = "x"
+    kc["a"] = "y"
+    assert seen == ["x"]
+    assert not observation.active
+
+
+def test_a_callback_may_write_another_key(kc: Keychain) -> None:
+    kc.observe("a", lambda event: kc.update_value("copied", "b"))
+    kc["a"] = "x"
+    assert kc["b"] == "copied"
+
+
+def test_a_callback_must_be_callable(kc: Keychain) -> None:
+    with pytest.raises(InvalidArgument, match="callable"):
+        kc.observe("a", "not callable")  # type: ignore[arg-type]
+
+
+def test_event_and_observation_reprs_name_the_key(kc: Keychain) -> None:
+    events: List[ChangeEvent] = []
+    observation = kc.observe("a", events.append)
+    kc["a"] = "x"
+    assert "kind='set'" in repr(events[0]) and "account='a'" in repr(events[0])
+    assert "account='a'" in repr(observation) and "active" in repr(observation)
+
+
+def test_a_rejected_call_is_no_attempt_and_notifies_nobody(kc: Keychain) -> None:
+    from keychainkit import MAX_VALUE_SIZE
+
+    events: List[ChangeEvent] = []
+    kc.observe("a", events.append)
+    with pytest.raises(InvalidArgument):
+        kc["a"] = bytes(MAX_VALUE_SIZE + 1)  # rejected by the library
+    with pytest.raises(InvalidArgument):
+        kc["a"] = "\udc80"  # rejected by the binding
+    assert events == []

@@ -1,0 +1,43 @@
+"""Every value kk_get returns is released with kk_secret_free, exactly once."""
+
+from __future__ import annotations
+
+from typing import Any, List
+
+import pytest
+
+from keychainkit import InvalidArgument, Keychain
+from keychainkit import _ffi
+
+
+@pytest.fixture
+def frees(monkeypatch: pytest.MonkeyPatch) -> List[Any]:
+    """The pointers passed to kk_secret_free during the test."""
+    freed: List[Any] = []
+    real = _ffi.kk_secret_free
+
+    def spy(pointer: Any) -> None:
+        freed.append(pointer.value)
+        real(pointer)
+
+    monkeypatch.setattr(_ffi, "kk_secret_free", spy)
+    return freed
+
+
+def test_a_found_value_is_freed_once(kc: Keychain, frees: List[Any]) -> None:
+    kc["a"] = "x\x00y"
+    assert kc.value_bytes("a") == b"x\x00y"
+    assert len(frees) == 1 and frees[0]
+
+
+def test_an_empty_value_is_freed_once(kc: Keychain, frees: List[Any]) -> None:
+    kc["a"] = b""
+    assert kc.value_bytes("a") == b""
+    assert len(frees) == 1 and frees[0]
+
+
+def test_failures_leave_nothing_to_free(kc: Keychain, frees: List[Any]) -> None:
+    assert kc.value_bytes("absent") is None
+    with pytest.raises(InvalidArgument):
+        kc.value_bytes("")
+    assert frees == [None, None]  # kk_get set the out-parameter to NULL

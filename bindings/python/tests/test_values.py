@@ -1,0 +1,97 @@
+"""str and bytes values: encodings, NUL bytes, sizes, and the str view."""
+
+from __future__ import annotations
+
+import pytest
+
+from keychainkit import MAX_VALUE_SIZE, InvalidArgument, ItemNotFound, Keychain
+
+TEXTS = ["abc", "", "ünïcödé ✓ 鍵 🔑", "line\nbreak\ttab", "nul\x00inside", " "]
+
+
+@pytest.mark.parametrize("text", TEXTS, ids=repr)
+def test_text_round_trips_and_is_stored_as_utf8(kc: Keychain, text: str) -> None:
+    kc["text"] = text
+    assert kc["text"] == text
+    assert kc.value("text") == text
+    assert kc.value_bytes("text") == text.encode("utf-8")
+
+
+BLOBS = [b"", b"\x00", b"\x00\x01\x02\x00", b"a\x00b\x00", b"\xff\xfe\x00\x80", bytes(range(256))]
+
+
+@pytest.mark.parametrize("blob", BLOBS, ids=repr)
+def test_bytes_round_trip_as_is(kc: Keychain, blob: bytes) -> None:
+    kc["blob"] = blob
+    assert kc.value_bytes("blob") == blob
+
+
+@pytest.mark.parametrize("kind", [bytearray, memoryview])
+def test_bytes_like_values_are_stored_as_bytes(kc: Keychain, kind: type) -> None:
+    kc["blob"] = kind(b"\x00ab")
+    assert kc.value_bytes("blob") == b"\x00ab"
+
+
+def test_one_mebibyte_round_trips(kc: Keychain) -> None:
+    blob = bytes(range(256)) * 4096
+    kc.update_value(blob, "big")
+    assert kc.value_bytes("big") == blob
+    text = "é" * (512 * 1024)
+    kc["big-text"] = text
+    assert kc["big-text"] == text
+
+
+def test_a_value_larger_than_the_limit_is_an_invalid_argument(kc: Keychain) -> None:
+    with pytest.raises(InvalidArgument, match="KK_MAX_VALUE_SIZE"):
+        kc["huge"] = bytes(MAX_VALUE_SIZE + 1)
+    assert kc.value_bytes("huge") is None
+
+
+def test_a_value_of_exactly_the_limit_is_stored() -> None:
+    with Keychain.in_memory() as kc:
+        kc["limit"] = bytes(MAX_VALUE_SIZE)
+        assert kc.value_bytes("limit") == bytes(MAX_VALUE_SIZE)
+
+
+def test_a_value_that_is_not_utf8_reads_as_absent_through_the_str_api(kc: Keychain) -> None:
+    kc["binary"] = b"\xff\xfe"
+    assert kc.value("binary") is None
+    assert "binary" not in kc
+    assert kc.get("binary", "default") == "default"
+    with pytest.raises(ItemNotFound, match="not valid UTF-8"):
+        kc["binary"]
+    assert kc.value_bytes("binary") == b"\xff\xfe"
+
+
+def test_the_next_write_replaces_a_value_that_is_not_utf8(kc: Keychain) -> None:
+    kc["binary"] = b"\xff"
+    kc["binary"] = "text"
+    assert kc["binary"] == "text"
+
+
+@pytest.mark.parametrize("value", ["lone \udc80 surrogate", "\ud800"], ids=repr)
+def test_a_text_value_with_a_lone_surrogate_is_an_invalid_argument(kc: Keychain, value: str) -> None:
+    with pytest.raises(InvalidArgument, match="surrogate"):
+        kc["text"] = value
+    assert kc.value_bytes("text") is None
+
+
+@pytest.mark.parametrize("value", [None, 42, 1.5, ["a"], object()], ids=repr)
+def test_a_value_that_is_neither_text_nor_bytes_is_an_invalid_argument(kc: Keychain, value: object) -> None:
+    with pytest.raises(InvalidArgument, match="str or bytes-like"):
+        kc["x"] = value  # type: ignore[assignment]
+    with pytest.raises(InvalidArgument):
+        kc.update_value(value, "x")  # type: ignore[arg-type]
+
+
+def test_remove_value_of_an_absent_item_is_fine(kc: Keychain) -> None:
+    kc.remove_value("absent")
+    kc["present"] = "x"
+    kc.remove_value("present")
+    kc.remove_value("present")
+    assert kc.value("present") is None
+
+
+def test_value_is_none_when_absent(kc: Keychain) -> None:
+    assert kc.value("absent") is None
+    assert kc.value_bytes("absent") is None
