@@ -7,6 +7,8 @@
 #                   fresh gnome-keyring
 #   make lib        build libkeychainkit.so into build/lib
 #   make cli        build the keychainkit tool into build/bin
+#   make bench      compare against libsecret, secret-tool and Python keyring
+#                   in one run (table and build/bench/results.json)
 #   make install    install the library, header, pkg-config file and tool
 #                   (PREFIX=/usr/local, DESTDIR= for staging)
 #   make uninstall  remove what make install installed
@@ -30,7 +32,7 @@ LIB      := $(BUILD)/lib/$(REALNAME)
 CLI      := $(BUILD)/bin/keychainkit
 PYTHON    = $(shell scripts/python-venv.sh)
 
-.PHONY: all demo deps release lib cli install uninstall test test-swift test-c test-python test-cli test-packaging test-abi clean
+.PHONY: all demo deps release lib cli install uninstall test test-swift test-c test-python test-cli test-packaging test-abi test-bench bench clean
 
 all: lib cli
 
@@ -90,6 +92,7 @@ test: deps
 	$(MAKE) test-cli
 	$(MAKE) test-packaging
 	$(MAKE) test-abi
+	$(MAKE) test-bench
 
 test-swift:
 	$(SWIFT) build --build-tests
@@ -103,6 +106,14 @@ test-python: $(LIB)
 
 test-cli: $(CLI)
 	$(HARNESS) tests/cli/run.sh $(CURDIR)/$(CLI) $(PYTHON)
+
+bench: deps $(LIB) $(CLI)
+	bench/run.sh full
+
+# The benchmarks in a tiny configuration, so that they cannot rot; no timing
+# is asserted.
+test-bench: $(LIB) $(CLI)
+	bench/run.sh tiny
 
 test-abi: $(LIB)
 	tests/abi/check.sh

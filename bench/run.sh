@@ -40,7 +40,7 @@ cat > "$out/context.json" <<JSON
   "swift": "$(swift --version 2>&1 | head -1)",
   "libsecret": "$(pkg-config --modversion libsecret-1)",
   "gnome-keyring": "$(dpkg-query -W -f='${Version}' gnome-keyring)",
-  "python keyring": "$("$python" -c 'import keyring; print(keyring.__version__)')",
+  "python keyring": "$("$python" -c 'import importlib.metadata as m; print(m.version("keyring"))')",
   "rounds": "Secret Service C $rounds, Python $py_rounds, processes $process_rounds, in-memory ops $memory_ops, observers $observers",
   "items in keyring": "a handful (fresh private keyring per run)",
   "libkeychainkit.so size": "$(stat -c %s "$(readlink -f "$lib/libkeychainkit.so.0")") bytes",
