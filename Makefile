@@ -32,7 +32,7 @@ LIB      := $(BUILD)/lib/$(REALNAME)
 CLI      := $(BUILD)/bin/keychainkit
 PYTHON    = $(shell scripts/python-venv.sh)
 
-.PHONY: all demo deps release lib cli install uninstall test test-swift test-c test-python test-cli test-packaging test-abi test-bench bench clean
+.PHONY: all demo deps release lib cli install uninstall test test-swift test-c test-python test-cli test-packaging test-abi test-bench test-readme bench clean
 
 all: lib cli
 
@@ -93,6 +93,7 @@ test: deps
 	$(MAKE) test-packaging
 	$(MAKE) test-abi
 	$(MAKE) test-bench
+	$(MAKE) test-readme
 
 test-swift:
 	$(SWIFT) build --build-tests
@@ -114,6 +115,9 @@ bench: deps $(LIB) $(CLI)
 # is asserted.
 test-bench: $(LIB) $(CLI)
 	bench/run.sh tiny
+
+test-readme: $(LIB) $(CLI)
+	tests/readme/run.sh
 
 test-abi: $(LIB)
 	tests/abi/check.sh
