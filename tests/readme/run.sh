@@ -52,7 +52,7 @@ let package = Package(
     targets: [.executableTarget(name: "Sample", dependencies: [.product(name: "KeychainKit", package: "main")])]
 )
 SWIFT
-    sed -i "s/package: \"main\"/package: \"$(basename "$root")\"/" "$package/Package.swift"
+    sed -i "s/package: \"main\"/package: \"$(basename "$root" | tr "[:upper:]" "[:lower:]")\"/" "$package/Package.swift"
     if (cd "$package" && swift build -q >"$work/log" 2>&1 && "$(swift build --show-bin-path)/Sample" >>"$work/log" 2>&1)
     then ok "$name"; else bad "$name"; fi
 done
