@@ -13,7 +13,9 @@ final class PrivateSecretService: @unchecked Sendable {
     private var busPID: pid_t = 0
     private(set) var daemonPID: pid_t = 0
 
-    init() throws {
+    /// Starts the bus, and gnome-keyring on it unless `withDaemon` is false
+    /// (a bus with no Secret Service).
+    init(withDaemon: Bool = true) throws {
         try requirePrivateKeyring()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("kk-private-\(UUID().uuidString)")
         for sub in ["home", "data", "config", "runtime"] {
@@ -22,7 +24,7 @@ final class PrivateSecretService: @unchecked Sendable {
         chmod(directory.appendingPathComponent("runtime").path, 0o700)
         address = "unix:path=\(directory.path)/bus"
         try startBus()
-        try startDaemon()
+        if withDaemon { try startDaemon() }
     }
 
     deinit {
