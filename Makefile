@@ -9,6 +9,9 @@
 #   make cli        build the keychainkit tool into build/bin
 #   make bench      compare against libsecret, secret-tool and Python keyring
 #                   in one run (table and build/bench/results.json)
+#   make check-extended
+#                   the slower reliability checks: the Swift suite under
+#                   ThreadSanitizer and a bounded libFuzzer run (FUZZ_SECONDS)
 #   make install    install the library, header, pkg-config file and tool
 #                   (PREFIX=/usr/local, DESTDIR= for staging)
 #   make uninstall  remove what make install installed
@@ -32,7 +35,7 @@ LIB      := $(BUILD)/lib/$(REALNAME)
 CLI      := $(BUILD)/bin/keychainkit
 PYTHON    = $(shell scripts/python-venv.sh)
 
-.PHONY: all demo deps release lib cli install uninstall test test-swift test-c test-python test-cli test-packaging test-abi test-bench test-readme bench clean
+.PHONY: all demo deps release lib cli install uninstall test test-swift test-c test-python test-cli test-packaging test-abi test-bench test-readme test-hygiene test-sanitizers check-extended bench clean
 
 all: lib cli
 
@@ -94,6 +97,8 @@ test: deps
 	$(MAKE) test-abi
 	$(MAKE) test-bench
 	$(MAKE) test-readme
+	$(MAKE) test-hygiene
+	$(MAKE) test-sanitizers
 
 test-swift:
 	$(SWIFT) build --build-tests
@@ -118,6 +123,20 @@ test-bench: $(LIB) $(CLI)
 
 test-readme: $(LIB) $(CLI)
 	tests/readme/run.sh
+
+test-hygiene: $(LIB) $(CLI)
+	tests/hygiene/run.sh $(CURDIR)/$(BUILD)/lib
+
+# The C tests and examples under AddressSanitizer and UBSan.
+test-sanitizers: $(LIB)
+	tests/sanitizers/run.sh $(CURDIR)/$(BUILD)/lib
+
+FUZZ_SECONDS ?= 60
+
+check-extended: deps $(LIB)
+	$(SWIFT) build --build-tests --sanitize=thread --build-path .build/tsan
+	$(HARNESS) $(SWIFT) test --skip-build --sanitize=thread --build-path .build/tsan
+	tests/fuzz/run.sh $(CURDIR)/$(BUILD)/lib $(FUZZ_SECONDS)
 
 test-abi: $(LIB)
 	tests/abi/check.sh

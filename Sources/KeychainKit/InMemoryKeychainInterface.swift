@@ -17,6 +17,12 @@ public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendabl
     /// Creates an empty in-memory keychain.
     public init() {}
 
+    deinit {
+        state.withLock { state in
+            for key in Array(state.items.keys) { state.items[key]!.wipe() }
+        }
+    }
+
     /// Makes every following storage call throw `error` (for example
     /// ``KeychainError/interactionNotAllowed`` to simulate a locked keychain),
     /// until called again with `nil`. Stored items are kept.

@@ -36,6 +36,21 @@ public struct KeychainAttributes: Equatable, ExpressibleByStringLiteral, Hashabl
         return nil
     }
 
+    /// Two keys are equal when their UTF-8 bytes are: the Secret Service,
+    /// `secret-tool` and Python `keyring` compare bytes, so "é" (U+00E9) and
+    /// "e" + U+0301 are two keys, although Swift strings call them equal.
+    public static func == (lhs: KeychainAttributes, rhs: KeychainAttributes) -> Bool {
+        lhs.account.utf8.elementsEqual(rhs.account.utf8) && lhs.service.utf8.elementsEqual(rhs.service.utf8)
+    }
+
+    /// Hashes the UTF-8 bytes, consistently with `==`.
+    public func hash(into hasher: inout Hasher) {
+        for part in [account, service] {
+            hasher.combine(part.utf8.count)
+            for byte in part.utf8 { hasher.combine(byte) }
+        }
+    }
+
     /// Throws ``KeychainError/invalidArgument`` when ``invalidReason`` is set.
     func validate() throws(KeychainError) {
         if invalidReason != nil { throw .invalidArgument }

@@ -55,6 +55,9 @@ struct Commands {
     /// state: present (with a change counter, never the value), absent,
     /// locked, unavailable.
     private func watch(_ account: String, every interval: Duration) throws(CLIFailure) {
+        // Interrupting ends the watch, even when the shell that started us
+        // in the background made us ignore SIGINT.
+        signal(SIGINT, SIG_DFL)
         var last: String?
         var previousValue: [UInt8]?
         var changes = 0

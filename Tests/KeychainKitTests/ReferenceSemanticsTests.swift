@@ -297,3 +297,28 @@ struct ListingTests {
         #expect(throws: KeychainError.serviceUnavailable) { try Keychain(interface: scripted).accounts(inService: "s") }
     }
 }
+
+@Suite("Keys are bytes")
+struct KeyBytesTests {
+
+    /// "é" precomposed and decomposed are equal Swift strings but different
+    /// bytes: the Secret Service and other tools keep them apart, so do we.
+    @Test(arguments: Backend.allCases)
+    func canonicallyEquivalentKeysAreDistinct(_ backend: Backend) throws {
+        let keychain = Keychain(interface: try backend.makeInterface())
+        let service = uniqueService()
+        let precomposed = KeychainAttributes(account: "caf\u{E9}", service: service)
+        let decomposed = KeychainAttributes(account: "cafe\u{301}", service: service)
+        #expect(precomposed != decomposed)
+        #expect(precomposed.account == decomposed.account, "Swift calls the strings equal")
+        let log = ChangeLog()
+        _ = keychain.addObserver(forKey: precomposed) { log.append($0) }
+        try keychain.updateValue("decomposed", forKey: decomposed)
+        #expect(try keychain.value(forKey: precomposed) == nil)
+        try keychain.updateValue("precomposed", forKey: precomposed)
+        #expect(try keychain.value(forKey: decomposed) == "decomposed")
+        #expect(try keychain.value(forKey: precomposed) == "precomposed")
+        #expect(log.all.count == 1, "only the write to the observed key's bytes notifies")
+        #expect(try keychain.accounts(inService: service).count == 2)
+    }
+}

@@ -82,6 +82,21 @@ if [ "$status" = 8 ] && grep -q "cannot write standard output" "$work/err"; then
 input=""
 expect "no Secret Service: exit 4, fast" 4 "" "no Secret Service" -- env DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent timeout 5 "$kk" get x
 
+# watch: a line per change of state, never the value; stops on SIGINT.
+"$kk" watch --interval 50 --service "$svc" watched >"$work/watch" 2>&1 &
+watcher=$!
+sleep 0.5; printf 'one' | "$kk" set --service "$svc" watched
+sleep 0.5; printf 'two' | "$kk" set --service "$svc" watched
+sleep 0.5; "$kk" rm --service "$svc" watched
+sleep 0.5; kill -INT "$watcher"; wait "$watcher" 2>/dev/null
+expected="watching 'watched' on '$svc'; interrupt to stop
+watched: absent
+watched: present (change 1)
+watched: present (change 2)
+watched: absent"
+if [ "$(cat "$work/watch")" = "$expected" ] && ! grep -qE 'one|two' <(tail -n +2 "$work/watch"); then ok "watch prints each change, not the value"
+else bad "watch prints each change, not the value" "$(cat "$work/watch")"; fi
+
 # Locked: lock the login collection, expect exit 3 (never 1), unlock via the internal interface.
 marker="MARKER-$RANDOM-SECRET"
 printf '%s' "$marker" | "$kk" set --service "$svc" locked

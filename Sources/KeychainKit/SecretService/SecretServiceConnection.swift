@@ -135,7 +135,7 @@ final class SecretServiceConnection: @unchecked Sendable {
 
     /// Encodes `bytes` as a floating `(oayays)` secret of this session.
     func encode(_ bytes: [UInt8]) -> OpaquePointer {
-        let contentType = String(validating: bytes, as: UTF8.self) == nil ? "application/octet-stream" : "text/plain"
+        let contentType = bytes.isValidUTF8 ? "text/plain" : "application/octet-stream"
         return bytes.withUnsafeBytes { buffer in
             kk_variant_plain_secret(sessionPath, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), buffer.count, contentType)
         }

@@ -140,7 +140,8 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
             let reply = try connection.call(
                 SecretServiceConnection.servicePath, "org.freedesktop.Secret.Service", "SearchItems",
                 kk_variant_search_service_args(service), replyType: kk_variant_type_object_paths())
-            var accounts = Set<String>()
+            var accounts: [String] = []
+            var seen = Set<[UInt8]>()  // by bytes: canonically equal names are distinct accounts
             for path in reply[0].strings + reply[1].strings {
                 let attributes: Variant
                 do throws(SecretServiceFailure) {
@@ -152,8 +153,9 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
                     continue  // deleted meanwhile
                 }
                 if let username = kk_variant_property_dictionary_string(attributes.raw, "username") {
-                    accounts.insert(String(cString: username))
+                    let account = String(cString: username)
                     g_free(username)
+                    if seen.insert(Array(account.utf8)).inserted { accounts.append(account) }
                 }
             }
             return accounts.sorted()

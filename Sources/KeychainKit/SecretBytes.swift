@@ -1,0 +1,25 @@
+import CGIO
+
+/// Helpers for byte arrays that hold secrets.
+extension Array where Element == UInt8 {
+
+    /// Overwrites the array's storage with zeros, when the array owns it
+    /// uniquely, and empties it. Best effort: copies made earlier keep their bytes.
+    mutating func wipe() {
+        withUnsafeMutableBytes { kk_wipe($0.baseAddress, $0.count) }
+        removeAll()
+    }
+
+    /// Whether the bytes are valid UTF-8, decided without copying them.
+    var isValidUTF8: Bool {
+        var iterator = makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
+    }
+}
