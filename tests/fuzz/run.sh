@@ -6,7 +6,7 @@
 #
 #   tests/fuzz/run.sh [LIBDIR [SECONDS]]
 #
-# LIBDIR holds libkeychainkit.so (default /work/main/build/lib); SECONDS
+# LIBDIR holds libkeychainkit.so (default build/lib of this repository); SECONDS
 # bounds the fuzzing session (default 60). Binaries, the growing working
 # corpus, the log and any crash input ("crash-*", "timeout-*", "leak-*")
 # go to build/fuzz/ at the repository root. Works from any directory.
@@ -25,7 +25,7 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-libdir_arg=${1:-/work/main/build/lib}
+libdir_arg=${1:-$root/build/lib}
 seconds=${2:-60}
 out="$root/build/fuzz"
 mkdir -p "$out/corpus" || exit 2

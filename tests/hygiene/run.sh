@@ -9,7 +9,7 @@
 # is exactly "N passed, N failed" (the sum of the runners' and cli.sh's
 # closing lines); the exit status is non-zero on any failure.
 #
-#   tests/hygiene/run.sh [LIBDIR]     (default /work/main/build/lib)
+#   tests/hygiene/run.sh [LIBDIR]     (default build/lib of this repository)
 #
 # The CLI is LIBDIR/../bin/keychainkit when it exists, else
 # build/bin/keychainkit of this repository ($KEYCHAINKIT_CLI overrides).
@@ -33,7 +33,7 @@ finish() {
     exit $?
 }
 
-libdir_arg=${1:-/work/main/build/lib}
+libdir_arg=${1:-$root/build/lib}
 if ! libdir=$(cd "$libdir_arg" 2>/dev/null && pwd) || [ ! -e "$libdir/libkeychainkit.so" ]; then
     fail "no libkeychainkit.so in $libdir_arg"
     finish

@@ -8,7 +8,7 @@
 # backend that no sanitizer report appeared. Exit status non-zero on any
 # failure. Works from any directory.
 #
-#   tests/sanitizers/run.sh [LIBDIR]       (default /work/main/build/lib)
+#   tests/sanitizers/run.sh [LIBDIR]       (default build/lib of this repository)
 #
 # Only our C code is instrumented; libkeychainkit.so (Swift, its runtime
 # linked in statically) and GLib are not. ASan still sees every heap block
@@ -42,7 +42,7 @@ finish() {
     exit $?
 }
 
-libdir_arg=${1:-/work/main/build/lib}
+libdir_arg=${1:-$root/build/lib}
 if ! libdir=$(cd "$libdir_arg" 2>/dev/null && pwd) || [ ! -e "$libdir/libkeychainkit.so" ]; then
     fail "no libkeychainkit.so in $libdir_arg"
     finish
