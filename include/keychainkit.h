@@ -58,7 +58,7 @@ extern "C" {
 
 /** The version of this header. */
 #define KK_VERSION_MAJOR 0
-#define KK_VERSION_MINOR 1
+#define KK_VERSION_MINOR 2
 #define KK_VERSION_PATCH 0
 
 /** The version of this header as one number: MAJOR*10000 + MINOR*100 + PATCH. */
@@ -182,6 +182,22 @@ KK_API kk_status kk_set(kk_keychain *kc, const char *service, const char *accoun
  *  KK_EDENIED; KK_EINVAL; KK_EUNKNOWN. Observers of the key are called after
  *  the attempt (not for a call rejected with KK_EINVAL). Thread-safe. */
 KK_API kk_status kk_remove(kk_keychain *kc, const char *service, const char *account);
+
+/** Lists the accounts that have an item in `service` (NULL: the default
+ *  service), sorted by their UTF-8 bytes, without reading any value. Items in
+ *  locked collections count (their attributes are not secret).
+ *
+ *  On KK_OK, *out_accounts is a NULL-terminated array of NUL-terminated
+ *  UTF-8 strings, to be released with kk_list_free() (an empty list is an
+ *  array holding only NULL), and *out_count (when out_count is not NULL) the
+ *  number of accounts. On failure *out_accounts is NULL.
+ *
+ *  Returns KK_OK; KK_EUNAVAILABLE; KK_EDENIED; KK_EINVAL (kc or out_accounts
+ *  NULL, bad service); KK_ENOMEM; KK_EUNKNOWN. Thread-safe. Since 0.2. */
+KK_API kk_status kk_list(kk_keychain *kc, const char *service, char ***out_accounts, size_t *out_count);
+
+/** Frees a list returned by kk_list(). NULL is accepted and ignored. */
+KK_API void kk_list_free(char **accounts);
 
 /** Overwrites a value returned by kk_get() with zeros and frees it. NULL is
  *  accepted and ignored. Thread-safe. */

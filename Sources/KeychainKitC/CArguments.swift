@@ -43,16 +43,19 @@ func key(service: UnsafePointer<CChar>?, account: UnsafePointer<CChar>?) throws(
     guard let accountString = String(validatingCString: account) else {
         throw invalidArgument("the account is not valid UTF-8")
     }
-    var serviceString = KeychainAttributes.defaultService
-    if let service {
-        guard let decoded = String(validatingCString: service) else {
-            throw invalidArgument("the service is not valid UTF-8")
-        }
-        serviceString = decoded
-    }
-    let key = KeychainAttributes(account: accountString, service: serviceString)
+    let key = KeychainAttributes(account: accountString, service: try serviceName(service))
     if let reason = key.invalidReason { throw invalidArgument(reason) }
     return key
+}
+
+/// The service named by a C string; NULL is the default service.
+func serviceName(_ service: UnsafePointer<CChar>?) throws(ArgumentFailure) -> String {
+    guard let service else { return KeychainAttributes.defaultService }
+    guard let decoded = String(validatingCString: service) else {
+        throw invalidArgument("the service is not valid UTF-8")
+    }
+    guard !decoded.isEmpty else { throw invalidArgument("the service is empty") }
+    return decoded
 }
 
 /// Runs `body`, turning argument failures and keychain errors into statuses.

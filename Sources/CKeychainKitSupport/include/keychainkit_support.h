@@ -24,4 +24,9 @@ kk_status keychainkit_fail(kk_status status, const char *detail);
  * released with kk_secret_free(); NULL when out of memory. */
 char *keychainkit_secret_alloc(size_t length);
 
+/* Allocates a list for kk_list(): room for `count` string pointers and a
+ * terminating NULL, followed by `text_bytes` bytes for the strings, in one
+ * block released by kk_list_free(); NULL when out of memory. */
+char **keychainkit_list_alloc(size_t count, size_t text_bytes);
+
 #endif

@@ -1,0 +1,100 @@
+/*
+ * test_list.c — kk_list and kk_list_free: the accounts of a service, sorted
+ * by bytes, without values; argument errors; canonically equal names kept
+ * apart.
+ */
+#include "kt_keychain.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+TEST(list_of_an_empty_service_is_an_empty_array)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    char **accounts = NULL;
+    size_t count = 99;
+    CHECK_STATUS(kk_list(kc, kt_service(), &accounts, &count), KK_OK);
+    REQUIRE(accounts != NULL);
+    CHECK(accounts[0] == NULL);
+    CHECK_EQ(count, 0);
+    kk_list_free(accounts);
+    kk_close(kc);
+}
+
+TEST(list_names_the_accounts_of_the_service_sorted)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    CHECK_STATUS(kk_set(kc, kt_service(), "carol", "c", 1), KK_OK);
+    CHECK_STATUS(kk_set(kc, kt_service(), "alice", "a", 1), KK_OK);
+    CHECK_STATUS(kk_set(kc, kt_service(), "bob", "b", 1), KK_OK);
+    CHECK_STATUS(kk_set(kc, "kk-c-test.elsewhere", "dave", "d", 1), KK_OK);
+    char **accounts = NULL;
+    size_t count = 0;
+    CHECK_STATUS(kk_list(kc, kt_service(), &accounts, &count), KK_OK);
+    REQUIRE(accounts != NULL);
+    CHECK_EQ(count, 3);
+    REQUIRE(count == 3);
+    CHECK_STR_EQ(accounts[0], "alice");
+    CHECK_STR_EQ(accounts[1], "bob");
+    CHECK_STR_EQ(accounts[2], "carol");
+    CHECK(accounts[3] == NULL);
+    kk_list_free(accounts);
+
+    CHECK_STATUS(kk_remove(kc, kt_service(), "bob"), KK_OK);
+    CHECK_STATUS(kk_list(kc, kt_service(), &accounts, NULL), KK_OK);
+    REQUIRE(accounts != NULL);
+    CHECK_STR_EQ(accounts[0], "alice");
+    CHECK_STR_EQ(accounts[1], "carol");
+    CHECK(accounts[2] == NULL);
+    kk_list_free(accounts);
+    kk_remove(kc, "kk-c-test.elsewhere", "dave");
+    kk_close(kc);
+}
+
+TEST(list_keeps_canonically_equal_names_apart)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    CHECK_STATUS(kk_set(kc, kt_service(), "caf\xC3\xA9", "1", 1), KK_OK);
+    CHECK_STATUS(kk_set(kc, kt_service(), "cafe\xCC\x81", "2", 1), KK_OK);
+    char **accounts = NULL;
+    size_t count = 0;
+    CHECK_STATUS(kk_list(kc, kt_service(), &accounts, &count), KK_OK);
+    REQUIRE(accounts != NULL);
+    CHECK_EQ(count, 2);
+    kk_list_free(accounts);
+    kk_close(kc);
+}
+
+TEST(list_rejects_bad_arguments)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    char **accounts = (char **)KT_SENTINEL;
+    CHECK_STATUS(kk_list(NULL, kt_service(), &accounts, NULL), KK_EINVAL);
+    CHECK(accounts == NULL);
+    CHECK_STATUS(kk_list(kc, kt_service(), NULL, NULL), KK_EINVAL);
+    CHECK_STATUS(kk_list(kc, "", &accounts, NULL), KK_EINVAL);
+    CHECK_STATUS(kk_list(kc, "bad\xFF", &accounts, NULL), KK_EINVAL);
+    CHECK(accounts == NULL);
+    kk_list_free(NULL);
+    kk_close(kc);
+}
+
+TEST(list_of_the_default_service)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    CHECK_STATUS(kk_set(kc, NULL, "kk-c-test-default-list", "v", 1), KK_OK);
+    char **accounts = NULL;
+    CHECK_STATUS(kk_list(kc, NULL, &accounts, NULL), KK_OK);
+    REQUIRE(accounts != NULL);
+    int found = 0;
+    for (char **a = accounts; *a != NULL; a++) found += strcmp(*a, "kk-c-test-default-list") == 0;
+    CHECK_EQ(found, 1);
+    kk_list_free(accounts);
+    kk_remove(kc, NULL, "kk-c-test-default-list");
+    kk_close(kc);
+}
