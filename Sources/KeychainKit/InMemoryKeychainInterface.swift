@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A process-local backend with the same semantics as the Secret Service
 /// backend, for tests, previews and programs that need no persistence.
 ///
@@ -12,7 +10,7 @@ public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendabl
         var failure: KeychainError?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates an empty in-memory keychain.
     public init() {}

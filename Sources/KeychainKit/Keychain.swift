@@ -1,5 +1,4 @@
 import Observation
-import Synchronization
 
 /// An observable, dictionary-like interface to a keychain.
 ///
@@ -16,10 +15,10 @@ where Interface: KeychainInterfaceProtocol {
     /// The backend this keychain forwards to.
     public let interface: Interface
 
-    private let lock = Mutex(())
+    private let lock = Lock()
     private let registrar = ObservationRegistrar()
     private let observers = KeychainObservers()
-    private let keyPaths = Mutex<[KeychainAttributes: KeyPath<Keychain, Void>]>([:])
+    private let keyPaths = Locked<[KeychainAttributes: KeyPath<Keychain, Void>]>([:])
 
     /// Creates a keychain backed by the given interface.
     public init(interface: Interface) {
@@ -66,7 +65,7 @@ where Interface: KeychainInterfaceProtocol {
     public func data(forKey key: KeychainAttributes) throws(KeychainError) -> [UInt8]? {
         registrar.access(self, keyPath: keyPath(for: key))
         try key.validate()
-        return try lock.withLock { _ throws(KeychainError) in try interface.readItem(key) }
+        return try lock.withLock { () throws(KeychainError) in try interface.readItem(key) }
     }
 
     /// Inserts or updates the bytes for a key. The bytes may contain NUL.
@@ -102,7 +101,7 @@ where Interface: KeychainInterfaceProtocol {
     /// The accounts that have an item in `service`, sorted. Values are not read.
     public func accounts(inService service: String = KeychainAttributes.defaultService) throws(KeychainError) -> [String] {
         guard !service.isEmpty, !service.utf8.contains(0) else { throw .invalidArgument }
-        return try lock.withLock { _ throws(KeychainError) in try interface.accounts(inService: service) }
+        return try lock.withLock { () throws(KeychainError) in try interface.accounts(inService: service) }
     }
 
     // MARK: Observers
@@ -158,7 +157,7 @@ where Interface: KeychainInterfaceProtocol {
         let error: KeychainError?
         do throws(KeychainError) {
             try key.validate()
-            try lock.withLock { _ throws(KeychainError) in try body() }
+            try lock.withLock { () throws(KeychainError) in try body() }
             error = nil
         } catch let failure {
             error = failure

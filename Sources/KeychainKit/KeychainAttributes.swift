@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The key of a keychain item: an account within a service.
 ///
 /// On the Secret Service the pair is stored as the attributes `service` and
@@ -31,8 +35,8 @@ public struct KeychainAttributes: Equatable, ExpressibleByStringLiteral, Hashabl
     public var invalidReason: String? {
         if account.isEmpty { return "the account is empty" }
         if service.isEmpty { return "the service is empty" }
-        if account.utf8.contains(0) { return "the account contains a NUL character" }
-        if service.utf8.contains(0) { return "the service contains a NUL character" }
+        if Self.containsNUL(account) { return "the account contains a NUL character" }
+        if Self.containsNUL(service) { return "the service contains a NUL character" }
         return nil
     }
 
@@ -40,15 +44,37 @@ public struct KeychainAttributes: Equatable, ExpressibleByStringLiteral, Hashabl
     /// `secret-tool` and Python `keyring` compare bytes, so "é" (U+00E9) and
     /// "e" + U+0301 are two keys, although Swift strings call them equal.
     public static func == (lhs: KeychainAttributes, rhs: KeychainAttributes) -> Bool {
-        lhs.account.utf8.elementsEqual(rhs.account.utf8) && lhs.service.utf8.elementsEqual(rhs.service.utf8)
+        sameBytes(lhs.account, rhs.account) && sameBytes(lhs.service, rhs.service)
     }
 
     /// Hashes the UTF-8 bytes, consistently with `==`.
     public func hash(into hasher: inout Hasher) {
-        for part in [account, service] {
-            hasher.combine(part.utf8.count)
-            for byte in part.utf8 { hasher.combine(byte) }
+        Self.hashBytes(account, into: &hasher)
+        Self.hashBytes(service, into: &hasher)
+    }
+
+    private static func hashBytes(_ string: String, into hasher: inout Hasher) {
+        hasher.combine(string.utf8.count)
+        let hashed: Void? = string.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        if hashed == nil {
+            for byte in string.utf8 { hasher.combine(byte) }
         }
+    }
+
+    private static func containsNUL(_ string: String) -> Bool {
+        string.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.count > 0 && memchr(bytes.baseAddress!, 0, bytes.count) != nil
+        } ?? string.utf8.contains(0)
+    }
+
+    private static func sameBytes(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        let fast: Bool? = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in
+                x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0
+            }
+        } ?? nil
+        return fast ?? a.utf8.elementsEqual(b.utf8)
     }
 
     /// Throws ``KeychainError/invalidArgument`` when ``invalidReason`` is set.

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A per-key registry of change handlers.
 ///
 /// Registering, cancelling and notifying are O(handlers of that key),
@@ -23,7 +21,7 @@ final class KeychainObservers: Sendable {
         var keyOfToken: [UInt64: KeychainAttributes] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func add(forKey key: KeychainAttributes, _ handler: @escaping Handler) -> KeychainObservationToken {
         state.withLock { state in

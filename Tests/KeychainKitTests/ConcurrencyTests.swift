@@ -1,6 +1,5 @@
 import Dispatch
 import KeychainKit
-import Synchronization
 import Testing
 
 /// Many threads on one keychain, and on separate keychains over one

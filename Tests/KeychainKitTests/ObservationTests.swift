@@ -1,12 +1,12 @@
 import KeychainKit
 import Observation
-import Synchronization
+
 import Testing
 
 /// Counts the `onChange` calls of one `withObservationTracking` registration,
 /// and records what storage held at that moment.
 final class TrackingProbe: Sendable {
-    private let state = Mutex<(fired: Int, storedAtNotification: [[UInt8]?])>((0, []))
+    private let state = Protected<(fired: Int, storedAtNotification: [[UInt8]?])>((0, []))
 
     var fired: Int { state.withLock { $0.fired } }
     var storedAtNotification: [[UInt8]?] { state.withLock { $0.storedAtNotification } }

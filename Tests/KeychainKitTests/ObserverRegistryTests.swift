@@ -1,10 +1,10 @@
 import KeychainKit
-import Synchronization
+
 import Testing
 
 /// Collects the changes an observer hears.
 final class ChangeLog: Sendable {
-    private let changes = Mutex<[KeychainChange]>([])
+    private let changes = Protected<[KeychainChange]>([])
     var all: [KeychainChange] { changes.withLock { $0 } }
     func append(_ change: KeychainChange) { changes.withLock { $0.append(change) } }
 }
@@ -45,7 +45,7 @@ struct ObserverRegistryTests {
         let interface = try backend.makeInterface()
         let keychain = Keychain(interface: interface)
         let key = uniqueKey()
-        let seen = Mutex<[[UInt8]?]>([])
+        let seen = Protected<[[UInt8]?]>([])
         _ = keychain.addObserver(forKey: key) { _ in
             let stored = try? interface.readItem(key)
             seen.withLock { $0.append(stored) }
@@ -71,8 +71,8 @@ struct ObserverRegistryTests {
     func callbacksMayReenterTheKeychainAndCancelThemselves(_ backend: Backend) throws {
         let keychain = Keychain(interface: try backend.makeInterface())
         let key = uniqueKey()
-        let readBack = Mutex<[String?]>([])
-        let token = Mutex<KeychainObservationToken?>(nil)
+        let readBack = Protected<[String?]>([])
+        let token = Protected<KeychainObservationToken?>(nil)
         let registered = keychain.addObserver(forKey: key) { change in
             let value = try? keychain.value(forKey: change.key)
             readBack.withLock { $0.append(value) }
@@ -90,7 +90,7 @@ struct ObserverRegistryTests {
     func aCallbackMayWriteTheKeyItObserves(_ backend: Backend) throws {
         let keychain = Keychain(interface: try backend.makeInterface())
         let key = uniqueKey()
-        let calls = Mutex(0)
+        let calls = Protected(0)
         _ = keychain.addObserver(forKey: key) { change in
             let depth = calls.withLock { $0 += 1; return $0 }
             if depth == 1 { try? keychain.updateValue("from callback", forKey: change.key) }
@@ -139,7 +139,7 @@ struct ObserverRegistryTests {
 }
 
 final class Counter: Sendable {
-    private let count = Mutex(0)
+    private let count = Protected(0)
     var value: Int { count.withLock { $0 } }
     func increment() { count.withLock { $0 += 1 } }
 }

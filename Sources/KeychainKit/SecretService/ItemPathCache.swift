@@ -1,5 +1,3 @@
-import Synchronization
-
 /// What the last search found for a key: its item's object path, or that it
 /// has none, each tagged with the Secret Service's change count at the
 /// time. An entry is used only while that count is unchanged, that is while
@@ -15,7 +13,7 @@ final class ItemPathCache: Sendable {
     /// Entries kept at most; beyond, the cache starts over.
     static let capacity = 4096
 
-    private let entries = Mutex<[KeychainAttributes: (entry: Entry, changes: UInt32)]>([:])
+    private let entries = Locked<[KeychainAttributes: (entry: Entry, changes: UInt32)]>([:])
 
     /// The entry of `key`, if recorded while the change count was `changes`.
     func lookup(_ key: KeychainAttributes, changes: UInt32) -> Entry? {

@@ -1,5 +1,4 @@
 import CGIO
-import Synchronization
 
 /// The reference's name for the platform backend.
 public typealias SystemKeychainInterface = SecretServiceKeychainInterface
@@ -34,7 +33,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// The bound on each call to the service.
     public let timeout: Duration
 
-    private let connection = Mutex<SecretServiceConnection?>(nil)
+    private let connection = Locked<SecretServiceConnection?>(nil)
 
     /// Creates a backend that stores new items in `collection`, talks to the
     /// Secret Service on the bus at `busAddress` (the session bus when `nil`)

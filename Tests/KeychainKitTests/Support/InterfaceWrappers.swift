@@ -1,5 +1,4 @@
 import KeychainKit
-import Synchronization
 
 /// The storage primitives, by name, as the wrappers below record them.
 enum StorageCall: Equatable, Sendable {
@@ -10,7 +9,7 @@ enum StorageCall: Equatable, Sendable {
 final class CountingInterface: KeychainInterfaceProtocol, Sendable {
 
     let base: any KeychainInterfaceProtocol
-    private let log = Mutex<[StorageCall]>([])
+    private let log = Protected<[StorageCall]>([])
 
     init(_ base: any KeychainInterfaceProtocol) {
         self.base = base
@@ -60,7 +59,7 @@ final class ScriptedInterface: KeychainInterfaceProtocol, Sendable {
         var competingInsert: [UInt8]?
     }
 
-    private let script = Mutex(Script())
+    private let script = Protected(Script())
 
     init(_ base: any KeychainInterfaceProtocol) {
         self.base = base
