@@ -56,7 +56,7 @@ public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendabl
 
     public func accounts(inService service: String) throws(KeychainError) -> [String] {
         try access { state throws(KeychainError) in
-            state.items.keys.filter { $0.service == service }.map(\.account).sorted()
+            state.items.keys.filter { $0.service.utf8.elementsEqual(service.utf8) }.map(\.account).sortedByBytes()
         }
     }
 

@@ -20,7 +20,17 @@ public protocol KeychainInterfaceProtocol: Sendable {
     /// when there is none.
     func deleteItem(_ key: KeychainAttributes) throws(KeychainError)
 
-    /// The accounts that have an item in `service`, sorted, without
-    /// duplicates. Locked items count: their attributes are not secret.
+    /// The accounts that have an item in `service` (compared by bytes),
+    /// sorted by their UTF-8 bytes, without duplicates. Locked items count:
+    /// their attributes are not secret.
     func accounts(inService service: String) throws(KeychainError) -> [String]
+}
+
+extension Array where Element == String {
+
+    /// The strings in the order of their UTF-8 bytes (the order C's strcmp
+    /// gives), which unlike `sorted()` keeps canonically equal names apart.
+    func sortedByBytes() -> [String] {
+        sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
 }

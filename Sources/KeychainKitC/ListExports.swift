@@ -12,13 +12,12 @@ public func kk_list(
         let handle = try handle(kc)
         let serviceName = try serviceName(service)
         guard let outAccounts else { throw invalidArgument("out_accounts is NULL") }
-        var accounts: [String]
+        let accounts: [String]
         do throws(KeychainError) {
-            accounts = try handle.keychain.accounts(inService: serviceName)
+            accounts = try handle.keychain.accounts(inService: serviceName)  // sorted by bytes
         } catch {
             return fail(error)
         }
-        accounts.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         let textBytes = accounts.reduce(0) { $0 + $1.utf8.count + 1 }
         guard let list = keychainkit_list_alloc(accounts.count, textBytes) else { return fail(KK_ENOMEM, nil) }
         var text = UnsafeMutableRawPointer(list + accounts.count + 1).assumingMemoryBound(to: CChar.self)

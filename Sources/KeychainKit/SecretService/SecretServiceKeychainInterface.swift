@@ -157,7 +157,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
                     if seen.insert(Array(account.utf8)).inserted { accounts.append(account) }
                 }
             }
-            return accounts.sorted()
+            return accounts.sortedByBytes()
         }
     }
 

@@ -3,7 +3,10 @@
 Handles are ``c_void_p`` (``kk_keychain *``); statuses and event kinds are
 ``c_int`` (C enums); ``kk_get``'s value comes back through a ``c_void_p``
 (not ``c_char_p``, which would stop at the first NUL and lose the pointer
-that ``kk_secret_free`` must release).
+that ``kk_secret_free`` must release). ``kk_list``'s ``char ***`` is a
+``POINTER(ACCOUNT_LIST)``: the array itself must stay a pointer (it goes back
+to ``kk_list_free``), its elements are NUL-terminated account names, which
+``c_char_p`` copies into ``bytes`` when indexed.
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ OBSERVER = CFUNCTYPE(None, c_int, c_char_p, c_char_p, c_int, c_void_p)
 DESTROY = CFUNCTYPE(None, c_void_p)
 """``void (*destroy)(void *userdata)``."""
 
+ACCOUNT_LIST = POINTER(c_char_p)
+"""``char **``: the NULL-terminated array ``kk_list`` returns."""
+
 _PROTOTYPES: Dict[str, Tuple[Any, Sequence[Any]]] = {
     "kk_version_number": (c_int, []),
     "kk_version_string": (c_char_p, []),
@@ -31,6 +37,8 @@ _PROTOTYPES: Dict[str, Tuple[Any, Sequence[Any]]] = {
     "kk_get": (c_int, [c_void_p, c_char_p, c_char_p, POINTER(c_void_p), POINTER(c_size_t)]),
     "kk_set": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p, c_size_t]),
     "kk_remove": (c_int, [c_void_p, c_char_p, c_char_p]),
+    "kk_list": (c_int, [c_void_p, c_char_p, POINTER(ACCOUNT_LIST), POINTER(c_size_t)]),
+    "kk_list_free": (None, [ACCOUNT_LIST]),
     "kk_secret_free": (None, [c_void_p]),
     "kk_observe": (c_int, [c_void_p, c_char_p, c_char_p, OBSERVER, c_void_p, DESTROY, POINTER(c_uint64)]),
     "kk_unobserve": (c_int, [c_void_p, c_uint64]),
@@ -54,6 +62,8 @@ kk_close = library.kk_close
 kk_get = library.kk_get
 kk_set = library.kk_set
 kk_remove = library.kk_remove
+kk_list = library.kk_list
+kk_list_free = library.kk_list_free
 kk_secret_free = library.kk_secret_free
 kk_observe = library.kk_observe
 kk_unobserve = library.kk_unobserve

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import ctypes
 import weakref
+from collections.abc import Mapping, MutableMapping
 from ctypes import byref, c_size_t, c_uint64, c_void_p
 from types import TracebackType
-from typing import Any, Callable, Dict, Iterable, Mapping, NoReturn, Optional, Tuple, Type, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Type, Union, cast
 
 from . import _ffi
 from ._arguments import Value, encode_name, encode_optional_name, encode_value
@@ -17,43 +18,46 @@ from ._observation import Observation
 from ._registry import Registration, on_change, on_destroy
 from ._status import Status
 
+if TYPE_CHECKING:
+    from _typeshed import SupportsKeysAndGetItem
+
 _MISSING: Any = object()
 
-ITERATION_UNSUPPORTED = (
-    "a Keychain cannot be iterated or sized: the KeychainKit C library has no "
-    "way to list items (a Secret Service collection is shared with every other "
-    "program of the user). Look accounts up by name (in, [], get()) and keep "
-    "your own list of the names you use."
-)
 
-
-class Keychain:
+class Keychain(MutableMapping[str, str]):
     """A handle on a keychain: the user's Secret Service, or an in-memory one.
 
-    Behaves like a dict from account names (``str``) to secrets (``str``)
-    within its default service::
+    A :class:`collections.abc.MutableMapping` from account names (``str``)
+    to secrets (``str``) within its default service::
 
         with Keychain(service="my-app") as kc:
             kc["token"] = "s3cret"        # insert or replace
             kc["token"]                   # "s3cret"; KeyError when absent
             "token" in kc                 # True
             kc.get("other", "fallback")   # default when absent
+            list(kc), len(kc)             # the service's accounts, sorted
             del kc["token"]               # KeyError when absent
 
     Errors are never swallowed: a locked keychain raises
     :class:`InteractionNotAllowed` and a missing Secret Service
-    :class:`ServiceUnavailable`, from ``get`` and ``in`` too; only "absent"
-    is ``KeyError``/``None``/the default.
+    :class:`ServiceUnavailable`, from ``get``, ``in``, ``iter()`` and
+    ``len()`` too; only "absent" is ``KeyError``/``None``/the default.
+    Listing reads no value, so it works while the keychain is locked.
 
-    It is not a :class:`collections.abc.MutableMapping`: the C library cannot
-    list items, so ``iter()`` raises :class:`TypeError` and ``len()`` is not
-    defined, and generic mapping code (``dict(kc)``, ``==``, ``keys()``) must
-    not be handed one.
+    Iteration lists the accounts of the service at the time of the call
+    (:meth:`accounts`), sorted by their UTF-8 bytes; items are read one by
+    one afterwards, so other writers may change them meanwhile.
+    ``bool(kc)`` is always ``True`` (an open handle, even when empty): it
+    never queries the keychain.
 
     Values are bytes underneath. ``str`` values are stored as UTF-8; bytes
     are stored as is (NUL bytes included). Through the ``str`` API (``[]``,
     ``in``, ``get``, :meth:`value`) a value that is not valid UTF-8 reads as
-    absent; :meth:`value_bytes` returns it as is.
+    absent; :meth:`value_bytes` returns it as is. Such an account is still
+    listed by ``iter()``, ``len()`` and ``keys()`` (it exists), so
+    ``values()``, ``items()``, ``dict(kc)``, ``==`` and :meth:`popitem`
+    raise :class:`ItemNotFound` (a ``KeyError``) when they reach it;
+    :meth:`clear` removes it like any other.
 
     Every method accepts ``service=None``, meaning the keychain's own
     ``service``, itself ``None`` by default: the library's default service,
@@ -63,6 +67,8 @@ class Keychain:
 
     _handle: Handle
     _observers: Dict[int, Registration]
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by content
 
     def __init__(self, *, service: Optional[str] = None) -> None:
         """Opens the user's Secret Service. Connecting is deferred to the
@@ -172,6 +178,23 @@ class Keychain:
             if status != Status.OK:
                 raise _ffi.failure(status, self._describe(account, service))
 
+    def accounts(self, service: Optional[str] = None) -> List[str]:
+        """The accounts that have an item in ``service`` (``None``: this
+        keychain's own), sorted by their UTF-8 bytes. Reads no value, so it
+        works while the keychain is locked. Canonically equivalent names
+        (``"caf\\u00e9"``, ``"cafe\\u0301"``) are distinct accounts."""
+        service_name = self._service_name if service is None else encode_name(service, "service")
+        accounts = _ffi.ACCOUNT_LIST()
+        count = c_size_t()
+        with self._handle as pointer:
+            status = _ffi.kk_list(pointer, service_name, byref(accounts), byref(count))
+            try:
+                if status != Status.OK:
+                    raise _ffi.failure(status, self._describe_service(service))
+                return _read_accounts(accounts, count.value)
+            finally:
+                _ffi.kk_list_free(accounts)
+
     def remove_value(self, account: str, service: Optional[str] = None) -> None:
         """Removes the key's item(s). Removing an absent item is not an error."""
         service_name, account_name = self._key(account, service)
@@ -230,17 +253,57 @@ class Keychain:
         self.remove_value(account)
         return text
 
-    def update(self, other: Union[Mapping[str, Value], Iterable[Tuple[str, Value]]] = (), **values: Value) -> None:
-        """Stores every (account, value) pair of ``other`` and ``values``, in order."""
-        pairs = other.items() if isinstance(other, Mapping) else other
+    def update(
+        self, other: Union["SupportsKeysAndGetItem[str, Value]", Iterable[Tuple[str, Value]]] = (), /, **values: Value
+    ) -> None:
+        """Stores every (account, value) pair of ``other`` (a mapping, an
+        object with ``keys()``, or pairs) and ``values``, in order, as
+        :meth:`dict.update` does."""
+        pairs: Iterable[Tuple[str, Value]]
+        if isinstance(other, Mapping):
+            pairs = other.items()
+        elif hasattr(other, "keys"):
+            keyed = cast("SupportsKeysAndGetItem[str, Value]", other)
+            pairs = ((account, keyed[account]) for account in keyed.keys())
+        else:
+            pairs = other
         for account, value in pairs:
             self[account] = value
         for account, value in values.items():
             self[account] = value
 
-    def __iter__(self) -> NoReturn:
-        """Always raises :class:`TypeError`: the library cannot list items."""
-        raise TypeError(ITERATION_UNSUPPORTED)
+    def __iter__(self) -> Iterator[str]:
+        """``iter(kc)``: over the accounts of this keychain's service, as
+        listed once by :meth:`accounts` when iteration starts."""
+        return iter(self.accounts())
+
+    def __len__(self) -> int:
+        """``len(kc)``: the number of accounts of this keychain's service."""
+        return len(self.accounts())
+
+    def __bool__(self) -> bool:
+        """Always ``True``, even when empty: a keychain is a handle, and
+        truth never queries it (use ``len(kc)`` for emptiness)."""
+        return True
+
+    def popitem(self) -> Tuple[str, str]:
+        """Removes and returns the (account, text value) of the first account
+        by bytes. :class:`ItemNotFound` when there is none, or when that
+        account's value is not valid UTF-8 (the message tells which). Not
+        atomic with respect to other writers."""
+        accounts = self.accounts()
+        if not accounts:
+            raise ItemNotFound(f"no item in {self._describe_service(None)}")
+        account = accounts[0]
+        text = self[account]
+        self.remove_value(account)
+        return account, text
+
+    def clear(self) -> None:
+        """Removes every item of this keychain's service, text or not (the
+        accounts listed when the call starts)."""
+        for account in self.accounts():
+            self.remove_value(account)
 
     # -- observation -------------------------------------------------------
 
@@ -294,7 +357,28 @@ class Keychain:
             return self._service_name, account_name
         return encode_name(service, "service"), account_name
 
-    def _describe(self, account: object, service: Optional[object]) -> str:
+    def _describe_service(self, service: Optional[object]) -> str:
         service = self._service if service is None else service
-        named = "the default service" if service is None else f"service {service!r}"
-        return f"{named}, account {account!r}"
+        return "the default service" if service is None else f"service {service!r}"
+
+    def _describe(self, account: object, service: Optional[object]) -> str:
+        return f"{self._describe_service(service)}, account {account!r}"
+
+
+def _read_accounts(accounts: Any, count: int) -> List[str]:
+    """Copies the ``count`` names of a list ``kk_list`` returned (not freed
+    here), checking the NULL terminator and the encoding."""
+    if not accounts:
+        raise KeychainError("kk_list returned KK_OK without a list", Status.EUNKNOWN)
+    names: List[bytes] = []
+    for index in range(count):
+        name = accounts[index]
+        if name is None:
+            raise KeychainError(f"kk_list reported {count} accounts but listed {index}", Status.EUNKNOWN)
+        names.append(name)
+    if accounts[count] is not None:
+        raise KeychainError(f"kk_list reported {count} accounts but listed more", Status.EUNKNOWN)
+    try:
+        return [name.decode("utf-8") for name in names]
+    except UnicodeDecodeError:
+        raise KeychainError("kk_list returned an account that is not valid UTF-8", Status.EUNKNOWN) from None

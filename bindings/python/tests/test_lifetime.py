@@ -26,6 +26,10 @@ USES: List[Callable[[Keychain], object]] = [
     lambda kc: kc.remove_value("a"),
     lambda kc: kc.observe("a", print),
     lambda kc: kc.__enter__(),
+    lambda kc: list(kc),
+    lambda kc: len(kc),
+    lambda kc: kc.accounts(),
+    lambda kc: kc.clear(),
 ]
 
 

@@ -1,8 +1,11 @@
 """A locked keyring is InteractionNotAllowed, never absent.
 
-An item that exists raises InteractionNotAllowed from every call while its
-collection is locked. A key with no item at all still reads as absent: the
-Secret Service searches locked collections too, so "absent" is known.
+An item that exists raises InteractionNotAllowed from every call that reads,
+writes or removes it while its collection is locked. A key with no item at
+all still reads as absent: the Secret Service searches locked collections
+too, so "absent" is known. For the same reason listing works: account names
+are attributes, not secrets, so iter(), len() and accounts() list the items
+of a locked collection, and only reading their values fails.
 """
 
 from __future__ import annotations
@@ -61,6 +64,36 @@ def test_failed_attempts_notify_with_the_error(locked: Keychain) -> None:
             attempt()
     assert [(event.kind, event.status) for event in events] == [("set", Status.ELOCKED), ("remove", Status.ELOCKED)]
     assert all(isinstance(event.error, InteractionNotAllowed) for event in events)
+
+
+def test_a_locked_collection_still_lists_its_accounts(locked: Keychain) -> None:
+    assert list(locked) == ["token"]
+    assert len(locked) == 1
+    assert locked.accounts() == ["token"]
+    assert list(locked.keys()) == ["token"]
+    assert keyring_control.is_locked()
+
+
+VALUE_READERS: List[Callable[[Keychain], object]] = [
+    lambda kc: list(kc.values()),
+    lambda kc: list(kc.items()),
+    lambda kc: dict(kc),
+    lambda kc: kc == {"token": MARKER},
+    lambda kc: kc.popitem(),
+    lambda kc: kc.clear(),
+    lambda kc: "token" in kc.keys(),
+]
+
+
+@pytest.mark.parametrize("call", VALUE_READERS, ids=range(len(VALUE_READERS)))
+def test_reading_the_listed_values_raises_interaction_not_allowed(
+    locked: Keychain, call: Callable[[Keychain], object]
+) -> None:
+    with pytest.raises(InteractionNotAllowed) as caught:
+        call(locked)
+    assert not isinstance(caught.value, KeyError)
+    assert MARKER not in str(caught.value) + repr(caught.value)
+    assert locked.accounts() == ["token"]  # nothing was removed
 
 
 def test_a_key_with_no_item_reads_as_absent_while_locked(locked: Keychain) -> None:

@@ -1,12 +1,14 @@
-"""Keychain as a dict of account -> str within its default service."""
+"""Keychain as a MutableMapping of account -> str within its default service."""
 
 from __future__ import annotations
 
 import collections.abc
+from typing import Callable, List
 
 import pytest
 
 from keychainkit import InvalidArgument, ItemNotFound, Keychain
+from support import unique_service
 
 
 def test_set_then_get_returns_the_text(kc: Keychain) -> None:
@@ -84,23 +86,127 @@ def test_update_takes_a_mapping_pairs_and_keywords(kc: Keychain) -> None:
     assert [kc["a"], kc["b"], kc["c"]] == ["4", "2", "3"]
 
 
-def test_iteration_raises_type_error_explaining_why(kc: Keychain) -> None:
-    with pytest.raises(TypeError, match="no way to list items"):
-        iter(kc)
-    with pytest.raises(TypeError, match="no way to list items"):
-        list(kc)
+def test_update_is_positional_only_like_dicts_and_copies_another_keychain(kc: Keychain) -> None:
+    kc.update(other="5")  # a keyword is an account, even "other"
+    with Keychain.in_memory(service="source") as source:
+        source.update(a="1", b="2")
+        kc.update(source)
+    assert dict(kc) == {"a": "1", "b": "2", "other": "5"}
 
 
-def test_len_is_not_defined_and_truthiness_does_not_need_it(kc: Keychain) -> None:
-    with pytest.raises(TypeError):
-        len(kc)  # type: ignore[arg-type]
-    assert bool(kc) is True
+def test_it_is_a_mutable_mapping(kc: Keychain) -> None:
+    assert isinstance(kc, collections.abc.MutableMapping)
+    assert isinstance(kc, collections.abc.Mapping)
+    assert isinstance(kc, collections.abc.Sized)
 
 
-def test_it_does_not_claim_to_be_a_mapping(kc: Keychain) -> None:
-    assert not isinstance(kc, collections.abc.Mapping)
-    assert not isinstance(kc, collections.abc.MutableMapping)
-    assert not isinstance(kc, collections.abc.Sized)
+def test_an_empty_keychain_lists_nothing_and_is_still_true(kc: Keychain) -> None:
+    assert list(kc) == []
+    assert len(kc) == 0
+    assert dict(kc) == {}
+    assert kc == {}
+    assert bool(kc) is True  # a handle: truth never queries the keychain
+
+
+def test_iteration_len_and_keys_list_the_accounts_sorted(kc: Keychain) -> None:
+    kc.update(b="2", a="1", c="3")
+    assert list(kc) == ["a", "b", "c"]
+    assert len(kc) == 3
+    assert list(kc.keys()) == ["a", "b", "c"]
+    assert kc.keys() == {"a", "b", "c"}
+    assert "b" in kc.keys() and "d" not in kc.keys()
+    assert sorted(kc) == list(kc)
+
+
+def test_items_values_dict_and_equality_read_every_value(kc: Keychain) -> None:
+    kc.update({"a": "1", "b": "2"})
+    assert list(kc.items()) == [("a", "1"), ("b", "2")]
+    assert list(kc.values()) == ["1", "2"]
+    assert dict(kc) == {"a": "1", "b": "2"}
+    assert ("a", "1") in kc.items() and ("a", "2") not in kc.items()
+    assert kc == {"a": "1", "b": "2"}
+    assert {"b": "2", "a": "1"} == kc
+    assert kc != {"a": "1"}
+    assert kc != {"a": "1", "b": "other"}
+    assert kc != {"a": "1", "b": "2", "c": "3"}
+    pairs: object = [("a", "1"), ("b", "2")]
+    assert kc != pairs  # not a mapping
+
+
+def test_equal_keychains_compare_by_content_and_are_unhashable(kc: Keychain) -> None:
+    with Keychain.in_memory(service="other") as other:
+        other["a"] = "1"
+        assert kc != other
+        kc["a"] = "1"
+        assert kc == other
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(kc)
+
+
+def test_iteration_is_over_a_snapshot(kc: Keychain) -> None:
+    kc.update(a="1", b="2")
+    seen = []
+    for account in kc:  # the keychain may change during iteration
+        seen.append(account)
+        del kc[account]
+        kc["new-" + account] = "x"
+    assert seen == ["a", "b"]
+    assert list(kc) == ["new-a", "new-b"]
+
+
+def test_only_the_keychains_own_service_is_listed(kc: Keychain) -> None:
+    other = unique_service()
+    kc["mine"] = "1"
+    kc.update_value("2", "theirs", service=other)
+    try:
+        assert list(kc) == ["mine"]
+        assert dict(kc) == {"mine": "1"}
+    finally:
+        kc.remove_value("theirs", service=other)
+
+
+def test_setdefault_popitem_and_clear(kc: Keychain, service: str) -> None:
+    assert kc.setdefault("a", "1") == "1"
+    assert kc.setdefault("a", "2") == "1"
+    kc["b"] = b"\x00\x01"  # not text, removed by clear() like any other
+    other = unique_service()
+    kc.update_value("x", "elsewhere", service=other)
+    try:
+        assert kc.popitem() == ("a", "1")
+        assert list(kc) == ["b"]
+        kc.clear()
+        assert list(kc) == [] and len(kc) == 0
+        with pytest.raises(ItemNotFound, match="no item in service"):
+            kc.popitem()
+        assert kc.value("elsewhere", service=other) == "x"  # another service is untouched
+    finally:
+        kc.remove_value("elsewhere", service=other)
+
+
+def test_a_value_that_is_not_utf8_is_listed_but_reading_it_as_text_raises_key_error(kc: Keychain) -> None:
+    # The account exists, so iter(), len() and keys() list it; through the
+    # str API its value reads as absent, so whatever reads every value
+    # (values(), items(), dict(kc), ==, popitem()) raises ItemNotFound.
+    kc["binary"] = b"\xff\xfe"
+    kc["text"] = "t"
+    assert list(kc) == ["binary", "text"]
+    assert len(kc) == 2
+    assert "binary" not in kc  # the str API: absent as text
+    readers: List[Callable[[], object]] = [
+        lambda: list(kc.values()),
+        lambda: list(kc.items()),
+        lambda: dict(kc),
+        lambda: kc == {"text": "t"},
+        lambda: kc.popitem(),
+    ]
+    for read in readers:
+        with pytest.raises(ItemNotFound, match="not valid UTF-8") as caught:
+            read()
+        assert isinstance(caught.value, KeyError)
+    assert kc.value_bytes("binary") == b"\xff\xfe"  # popitem() removed nothing
+    assert {account: kc.value_bytes(account) for account in kc} == {"binary": b"\xff\xfe", "text": b"t"}
+    kc.clear()
+    assert list(kc) == []
 
 
 @pytest.mark.parametrize("account", [0, None, b"token", ("a",)])

@@ -1,4 +1,5 @@
-"""Random set/get/remove/observe sequences against a dict model, on both backends."""
+"""Random set/get/remove/observe sequences against a dict model, on both backends;
+the listing (accounts(), len()) matches the model's keys after every step."""
 
 from __future__ import annotations
 
@@ -97,6 +98,11 @@ def machine_for(backend: str) -> type:
         @invariant()
         def events_match_the_model(self) -> None:
             assert self.seen == self.expected
+
+        @invariant()
+        def listing_matches_the_model(self) -> None:
+            assert self.kc.accounts() == sorted(self.model, key=lambda account: account.encode("utf-8"))
+            assert len(self.kc) == len(self.model)
 
         def teardown(self) -> None:
             self.kc.close()

@@ -57,3 +57,31 @@ def test_threads_writing_their_own_keys_read_their_own_values(kc: Keychain) -> N
         thread.join(timeout=120)
     assert failures == []
     assert [kc[f"k{i}"] for i in range(THREADS)] == [f"{i}-{WRITES - 1}" for i in range(THREADS)]
+
+
+def test_listing_while_other_threads_add_accounts(kc: Keychain) -> None:
+    names = [f"k{index}-{step:02}" for index in range(THREADS) for step in range(WRITES)]
+    listings: List[List[str]] = []
+    done = threading.Event()
+
+    def write(index: int) -> None:
+        for step in range(WRITES):
+            kc[f"k{index}-{step:02}"] = "x"
+
+    def list_until_done() -> None:
+        while not done.is_set():
+            listings.append(kc.accounts())
+
+    lister = threading.Thread(target=list_until_done)
+    lister.start()
+    writers = [threading.Thread(target=write, args=(i,)) for i in range(THREADS)]
+    for thread in writers:
+        thread.start()
+    for thread in writers:
+        thread.join(timeout=120)
+    done.set()
+    lister.join(timeout=120)
+    assert listings
+    for listing in listings:  # each a sorted snapshot of what was written so far
+        assert listing == sorted(listing) and set(listing) <= set(names)
+    assert list(kc) == sorted(names)

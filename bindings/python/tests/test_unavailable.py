@@ -19,6 +19,12 @@ CALLS: List[Callable[[Keychain], object]] = [
     lambda kc: kc.__setitem__("token", "x"),
     lambda kc: kc.remove_value("token"),
     lambda kc: kc.__delitem__("token"),
+    lambda kc: list(kc),
+    lambda kc: len(kc),
+    lambda kc: kc.accounts(),
+    lambda kc: kc.accounts("other-service"),
+    lambda kc: kc == {},
+    lambda kc: kc.clear(),
 ]
 
 

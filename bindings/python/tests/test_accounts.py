@@ -1,0 +1,126 @@
+"""accounts() and iteration: what kk_list returns, read once and always freed."""
+
+from __future__ import annotations
+
+from typing import Any, List
+
+import pytest
+
+from keychainkit import InvalidArgument, Keychain
+from keychainkit import _ffi
+from support import unique_service
+
+NFC = "caf\u00e9"  # é as one code point
+NFD = "cafe\u0301"  # e + COMBINING ACUTE ACCENT: canonically equivalent, other bytes
+
+
+def test_accounts_default_to_the_keychains_service(kc: Keychain, service: str) -> None:
+    kc.update(b="2", a="1")
+    assert kc.accounts() == ["a", "b"]
+    assert kc.accounts(service=service) == ["a", "b"]
+    assert kc.accounts() == list(kc)
+
+
+def test_accounts_of_another_service(kc: Keychain) -> None:
+    other = unique_service()
+    kc["mine"] = "1"
+    kc.update_value("x", "o2", service=other)
+    kc.update_value("y", "o1", service=other)
+    try:
+        assert kc.accounts(other) == ["o1", "o2"]
+        assert kc.accounts(service=unique_service()) == []
+        assert kc.accounts() == ["mine"]
+    finally:
+        for account in kc.accounts(other):
+            kc.remove_value(account, service=other)
+    assert kc.accounts(other) == []
+
+
+NAMES = ["zeta", "Alpha", "alpha", "a b", "\u00ff", NFC, NFD, "\u9375", "\U0001f511", "e"]
+
+
+def test_accounts_are_sorted_by_their_utf8_bytes(kc: Keychain) -> None:
+    for name in NAMES:
+        kc[name] = name
+    assert kc.accounts() == sorted(NAMES, key=lambda name: name.encode("utf-8"))
+    assert dict(kc) == {name: name for name in NAMES}
+
+
+def test_canonically_equivalent_accounts_are_listed_as_two_accounts(kc: Keychain) -> None:
+    kc[NFC] = "composed"
+    kc[NFD] = "decomposed"
+    assert list(kc) == [NFD, NFC]  # b"cafe\xcc\x81" < b"caf\xc3\xa9"
+    assert len(kc) == 2
+    assert dict(kc) == {NFC: "composed", NFD: "decomposed"}
+    del kc[NFC]
+    assert list(kc) == [NFD]
+
+
+def test_canonically_equivalent_services_are_two_services(kc: Keychain) -> None:
+    base = unique_service()
+    composed, decomposed = base + NFC, base + NFD
+    kc.update_value("1", "shared", service=composed)
+    kc.update_value("2", "only-composed", service=composed)
+    kc.update_value("3", "shared", service=decomposed)
+    kc.update_value("4", "only-decomposed", service=decomposed)
+    try:
+        assert kc.accounts(composed) == ["only-composed", "shared"]
+        assert kc.accounts(decomposed) == ["only-decomposed", "shared"]
+    finally:
+        for service in (composed, decomposed):
+            for account in ("shared", "only-composed", "only-decomposed"):
+                kc.remove_value(account, service=service)
+
+
+@pytest.mark.parametrize(
+    "bad_service,reason",
+    [("", "service is empty"), ("with\x00nul", "NUL"), ("lone \udc80", "surrogate"), (0, "must be a str"), (b"svc", "must be a str")],
+    ids=repr,
+)
+def test_a_bad_service_is_an_invalid_argument(kc: Keychain, bad_service: Any, reason: str) -> None:
+    with pytest.raises(InvalidArgument, match=reason):
+        kc.accounts(bad_service)
+
+
+@pytest.fixture
+def list_frees(monkeypatch: pytest.MonkeyPatch) -> List[bool]:
+    """For each kk_list_free call during the test: whether it got a list (not NULL)."""
+    freed: List[bool] = []
+    real = _ffi.kk_list_free
+
+    def spy(accounts: Any) -> None:
+        freed.append(bool(accounts))
+        real(accounts)
+
+    monkeypatch.setattr(_ffi, "kk_list_free", spy)
+    return freed
+
+
+def test_every_list_is_freed_once_even_empty(kc: Keychain, list_frees: List[bool]) -> None:
+    assert kc.accounts() == []
+    assert list_frees == [True]
+    kc["a"] = "x"
+    assert [account for account in kc] == ["a"]
+    assert list_frees == [True, True]
+    assert len(kc) == 1
+    assert list_frees == [True, True, True]
+
+
+def test_a_failed_listing_frees_nothing_and_keeps_the_librarys_message(kc: Keychain, list_frees: List[bool]) -> None:
+    with pytest.raises(InvalidArgument, match="the service is empty") as caught:
+        kc.accounts("")  # rejected by the library itself
+    assert "service ''" in str(caught.value)
+    assert list_frees == [False]  # kk_list left NULL, freed all the same
+
+
+def test_listing_reads_no_value(kc: Keychain, monkeypatch: pytest.MonkeyPatch) -> None:
+    kc.update(a="1", b="2")
+
+    def forbidden(*arguments: Any) -> int:
+        raise AssertionError("kk_get called while listing")
+
+    monkeypatch.setattr(_ffi, "kk_get", forbidden)
+    assert list(kc) == ["a", "b"]
+    assert len(kc) == 2
+    assert kc.accounts() == ["a", "b"]
+    assert list(kc.keys()) == ["a", "b"]
