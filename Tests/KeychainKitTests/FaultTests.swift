@@ -101,4 +101,20 @@ struct FaultTests {
         try keychain.updateValue("back", forKey: KeychainAttributes(account: "after", service: serviceName))
         #expect(try keychain.value(forKey: KeychainAttributes(account: "after", service: serviceName)) == "back")
     }
+
+    @Test func aDaemonThatStopsAnsweringCostsOneTimeoutThenRecovers() throws {
+        let service = try PrivateSecretService()
+        let timeout: Duration = .milliseconds(500)
+        let keychain = Keychain(interface: SecretServiceKeychainInterface(busAddress: service.address, timeout: timeout))
+        let key = uniqueKey()
+        try keychain.updateValue("before", forKey: key)
+        let other = uniqueKey("other")  // not remembered: the call must reach the daemon
+        service.freezeDaemon(true)
+        let elapsed = ContinuousClock().measure {
+            #expect(throws: KeychainError.serviceUnavailable) { try keychain.value(forKey: other) }
+        }
+        #expect(elapsed >= timeout && elapsed < timeout * 4, "a stuck daemon costs one timeout, not more: \(elapsed)")
+        service.freezeDaemon(false)
+        #expect(try keychain.value(forKey: key) == "before", "the same keychain works once the daemon answers again")
+    }
 }

@@ -28,7 +28,7 @@ final class PrivateSecretService: @unchecked Sendable {
     }
 
     deinit {
-        if daemonPID > 0 { kill(daemonPID, SIGKILL) }
+        if daemonPID > 0 { kill(daemonPID, SIGCONT); kill(daemonPID, SIGKILL) }
         if busPID > 0 { kill(busPID, SIGTERM) }
         try? FileManager.default.removeItem(at: directory)
     }
@@ -94,6 +94,12 @@ final class PrivateSecretService: @unchecked Sendable {
             usleep(10_000)
         }
         daemonPID = 0
+    }
+
+    /// Stops (SIGSTOP) or resumes (SIGCONT) the daemon: a service that owns
+    /// its name but does not answer.
+    func freezeDaemon(_ frozen: Bool) {
+        if daemonPID > 0 { kill(daemonPID, frozen ? SIGSTOP : SIGCONT) }
     }
 
     /// Kills the bus itself.
