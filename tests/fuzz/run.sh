@@ -30,23 +30,12 @@ seconds=${2:-60}
 out="$root/build/fuzz"
 mkdir -p "$out/corpus" || exit 2
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "PASS $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL $*"; }
-finish() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
-    exit $?
-}
+. "$root/tests/lib/tally.sh"
 
 case $seconds in
     ''|*[!0-9]*) echo "SECONDS must be a whole number, got '$seconds'" >&2; fail "arguments"; finish ;;
 esac
-if ! libdir=$(cd "$libdir_arg" 2>/dev/null && pwd) || [ ! -e "$libdir/libkeychainkit.so" ]; then
-    fail "no libkeychainkit.so in $libdir_arg"
-    finish
-fi
+require_libdir "$libdir_arg"
 
 # ---- a clang that can build a fuzzer -----------------------------------------
 probe_src="$out/probe.c"

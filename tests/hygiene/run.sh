@@ -24,20 +24,8 @@ harness="$root/scripts/with-secret-service.sh"
 out="$root/build/hygiene"
 mkdir -p "$out" || exit 2
 
-passed=0
-failed=0
-fail() { failed=$((failed + 1)); echo "FAIL $*"; }
-finish() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
-    exit $?
-}
-
-libdir_arg=${1:-$root/build/lib}
-if ! libdir=$(cd "$libdir_arg" 2>/dev/null && pwd) || [ ! -e "$libdir/libkeychainkit.so" ]; then
-    fail "no libkeychainkit.so in $libdir_arg"
-    finish
-fi
+. "$root/tests/lib/tally.sh"
+require_libdir "${1:-$root/build/lib}"
 cli=${KEYCHAINKIT_CLI:-}
 [ -n "$cli" ] || { [ -x "$libdir/../bin/keychainkit" ] && cli="$libdir/../bin/keychainkit"; }
 [ -n "$cli" ] || cli="$root/build/bin/keychainkit"

@@ -32,21 +32,8 @@ harness="$root/scripts/with-secret-service.sh"
 out="$root/build/sanitizers"
 mkdir -p "$out" || exit 2
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "PASS $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL $*"; }
-finish() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
-    exit $?
-}
-
-libdir_arg=${1:-$root/build/lib}
-if ! libdir=$(cd "$libdir_arg" 2>/dev/null && pwd) || [ ! -e "$libdir/libkeychainkit.so" ]; then
-    fail "no libkeychainkit.so in $libdir_arg"
-    finish
-fi
+. "$root/tests/lib/tally.sh"
+require_libdir "${1:-$root/build/lib}"
 
 # ---- Debian packages (a fresh CI machine) ------------------------------------
 # gcc (with libasan/libubsan), GIO headers for the runner's Secret Service
