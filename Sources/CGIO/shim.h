@@ -116,7 +116,6 @@ static inline const GVariantType *kk_variant_type_variant(void) { return G_VARIA
 static inline const GVariantType *kk_variant_type_session_reply(void) { return G_VARIANT_TYPE("(vo)"); }
 
 static inline GQuark kk_io_error_quark(void) { return G_IO_ERROR; }
-static inline GQuark kk_dbus_error_quark(void) { return G_DBUS_ERROR; }
 
 /* A counter of the changes the Secret Service announced: every signal of the
  * Secret Service's Service and Collection interfaces (items or collections

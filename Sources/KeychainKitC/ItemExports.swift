@@ -41,7 +41,7 @@ public func kk_get(
         } catch {
             return fail(error)
         }
-        defer { bytes.wipeForC() }
+        defer { bytes.wipe() }
         guard let copy = keychainkit_secret_alloc(bytes.count) else { return fail(KK_ENOMEM, nil) }
         bytes.withUnsafeBytes { source in
             UnsafeMutableRawPointer(copy).copyMemory(from: source.baseAddress ?? UnsafeRawPointer(copy), byteCount: source.count)
@@ -65,7 +65,7 @@ public func kk_set(
         }
         guard value != nil || length == 0 else { throw invalidArgument("value is NULL but len is not 0") }
         var bytes = value.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
-        defer { bytes.wipeForC() }
+        defer { bytes.wipe() }
         do throws(KeychainError) {
             try handle.keychain.updateData(bytes, forKey: key)
             return KK_OK
@@ -85,15 +85,6 @@ public func kk_remove(_ kc: OpaquePointer?, _ service: UnsafePointer<CChar>?, _ 
             return KK_OK
         } catch {
             return fail(error)
-        }
-    }
-}
-
-extension Array where Element == UInt8 {
-    /// Zeroes the array's storage (best effort: earlier copies keep their bytes).
-    mutating func wipeForC() {
-        withUnsafeMutableBytes { buffer in
-            if let base = buffer.baseAddress { keychainkit_wipe(base, buffer.count) }
         }
     }
 }

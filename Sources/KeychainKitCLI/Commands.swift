@@ -15,7 +15,7 @@ struct Commands {
         switch command {
         case let .set(account):
             var secret = try StandardStreams.readSecret(prompt: "Secret for '\(account)' on '\(service)': ")
-            defer { wipe(&secret) }
+            defer { secret.wipe() }
             try keychainCall("storing '\(account)'") { () throws(KeychainError) in
                 try keychain.updateData(secret, forKey: key(account))
             }
@@ -27,7 +27,7 @@ struct Commands {
                 throw CLIFailure(.notFound, "no secret for '\(account)' on '\(service)'")
             }
             if newline { secret.append(UInt8(ascii: "\n")) }
-            defer { wipe(&secret) }
+            defer { secret.wipe() }
             try StandardStreams.write(secret)
         case let .remove(account):
             try keychainCall("removing '\(account)'") { () throws(KeychainError) in
@@ -72,7 +72,7 @@ struct Commands {
                 } else {
                     state = "absent"
                 }
-                if var old = previousValue { wipe(&old) }
+                if var old = previousValue { old.wipe() }
                 previousValue = value
             } catch {
                 state = "\(error)"
@@ -96,12 +96,5 @@ func keychainCall<R>(_ what: String, _ body: () throws(KeychainError) -> R) thro
         return try body()
     } catch {
         throw CLIFailure(error, doing: what)
-    }
-}
-
-/// Overwrites a secret in place before it is released.
-func wipe(_ bytes: inout [UInt8]) {
-    bytes.withUnsafeMutableBytes { buffer in
-        if let base = buffer.baseAddress { keychainkit_wipe(base, buffer.count) }
     }
 }

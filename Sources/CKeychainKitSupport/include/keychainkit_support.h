@@ -4,17 +4,11 @@
 #ifndef KEYCHAINKIT_SUPPORT_H
 #define KEYCHAINKIT_SUPPORT_H
 
-#include <string.h>
 
 #include "keychainkit.h"
 
 /* KK_MAX_VALUE_SIZE, as a value Swift can read. */
 static const size_t keychainkit_max_value_size = KK_MAX_VALUE_SIZE;
-
-/* Overwrites n bytes at p with zeros; the compiler may not elide it. */
-static inline void keychainkit_wipe(void *p, size_t n) {
-    explicit_bzero(p, n);
-}
 
 /* Records `status` and `detail` (may be NULL) as the calling thread's last
  * failure, for kk_error_message(), and returns `status`. */
