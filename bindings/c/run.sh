@@ -25,10 +25,7 @@ libdir=$(cd "$1" && pwd) || exit 2
 includedir=$(cd "$2" && pwd) || exit 2
 outdir=$(cd "$3" && pwd) || exit 2
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "PASS $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL $*"; }
+. "$root/tests/lib/tally.sh"
 
 cc() {
     gcc -std=c11 -Wall -Wextra -Werror -pthread -O1 -g -I"$includedir" "$@" \
@@ -65,17 +62,7 @@ run_tests() {
     log="$outdir/tests-$label.log"
     "$@" 2>"$log.stderr" | tee "$log"
     [ -s "$log.stderr" ] && sed 's/^/    (stderr) /' "$log.stderr"
-    last=$(tail -n 1 "$log")
-    if echo "$last" | grep -Eq '^[0-9]+ passed, [0-9]+ failed$'; then
-        p=${last%% passed*}
-        f=${last#*, }
-        f=${f%% failed}
-        passed=$((passed + p))
-        failed=$((failed + f))
-        echo "== tests on $label: $last"
-    else
-        fail "tests on $label: the runner did not finish (see $log)"
-    fi
+    add_closing_line "tests on $label" "$log"
 }
 
 if [ -n "$runner" ]; then
@@ -121,5 +108,4 @@ else
     for name in $built_examples; do fail "valgrind $name memory (valgrind not installed)"; done
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+finish

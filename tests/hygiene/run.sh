@@ -31,23 +31,7 @@ cli=${KEYCHAINKIT_CLI:-}
 [ -n "$cli" ] || cli="$root/build/bin/keychainkit"
 
 # ---- Debian packages (a fresh CI machine) ------------------------------------
-need="gcc libc6-dev pkg-config libglib2.0-dev libglib2.0-bin dbus gnome-keyring libsecret-tools"
-missing=""
-for p in $need; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-    if [ "$(id -u)" -eq 0 ]; then
-        echo "installing:$missing" >&2
-        apt-get update -qq >/dev/null
-        # shellcheck disable=SC2086 # a list of packages
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
-            { fail "install$missing"; finish; }
-    else
-        fail "missing Debian packages:$missing (run as root to install them)"
-        finish
-    fi
-fi
+"$root/scripts/install-deps.sh" || { fail "installing the Debian packages the tests need"; finish; }
 
 # ---- build -------------------------------------------------------------------
 # -fno-builtin-free: our free() is an ordinary function to the compiler.
@@ -72,18 +56,7 @@ run() {
     log="$out/$label.log"
     "$@" >"$log" 2>"$log.stderr"
     sed 's/^/    /' "$log"
-    last=$(tail -n 1 "$log")
-    if echo "$last" | grep -Eq '^[0-9]+ passed, [0-9]+ failed$'; then
-        p=${last%% passed*}
-        f=${last#*, }
-        f=${f%% failed}
-        passed=$((passed + p))
-        failed=$((failed + f))
-        echo "== $label: $last"
-    else
-        sed 's/^/    (stderr) /' "$log.stderr"
-        fail "$label did not finish (see $log)"
-    fi
+    add_closing_line "$label" "$log" || sed 's/^/    (stderr) /' "$log.stderr"
 }
 
 echo "== C hygiene tests on memory"

@@ -26,3 +26,22 @@ require_libdir() {
         finish
     fi
 }
+
+# Adds the closing "N passed, N failed" of a runner's log (its last line) to
+# the totals and prints it under `label`; a log without that line (the
+# runner itself died) is one failure. Returns non-zero in that case.
+add_closing_line() {
+    label=$1 log=$2
+    last=$(tail -n 1 "$log")
+    if echo "$last" | grep -Eq '^[0-9]+ passed, [0-9]+ failed$'; then
+        closing_passed=${last%% passed*}
+        closing_failed=${last#*, }
+        closing_failed=${closing_failed%% failed}
+        passed=$((passed + closing_passed))
+        failed=$((failed + closing_failed))
+        echo "== $label: $last"
+    else
+        fail "$label: the runner did not finish (see $log)"
+        return 1
+    fi
+}

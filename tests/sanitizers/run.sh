@@ -111,17 +111,7 @@ run_tests() {
     log="$out/tests-$label.log"
     "$@" >"$log" 2>"$log.stderr"
     sed 's/^/    /' "$log"
-    last=$(tail -n 1 "$log")
-    if echo "$last" | grep -Eq '^[0-9]+ passed, [0-9]+ failed$'; then
-        p=${last%% passed*}
-        f=${last#*, }
-        f=${f%% failed}
-        passed=$((passed + p))
-        failed=$((failed + f))
-        echo "== runner on $label: $last"
-    else
-        fail "runner on $label did not finish (see $log and $log.stderr)"
-    fi
+    add_closing_line "runner on $label" "$log"
     if reports "$log.stderr" >/dev/null; then
         fail "sanitizer reports on $label (see $log.stderr):"
         reports "$log.stderr" | head -n 20 | sed 's/^/    /'
