@@ -13,16 +13,21 @@ let package = Package(
         .executable(name: "keychainkit-cli", targets: ["KeychainKitCLI"]),
     ],
     targets: [
-        // GIO's D-Bus client, found through pkg-config.
+        // sd-bus, libsystemd's D-Bus client: the Secret Service transport.
         .systemLibrary(
-            name: "CGIO",
-            pkgConfig: "gio-2.0",
-            providers: [.apt(["libglib2.0-dev"])]
+            name: "CSDBus",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        // The encrypted transfer session's cryptography, on OpenSSL's libcrypto.
+        .target(
+            name: "CKeychainKitCrypto",
+            linkerSettings: [.linkedLibrary("crypto")]
         ),
         // The Swift core: Keychain, errors, observation, both backends. No Foundation.
         .target(
             name: "KeychainKit",
-            dependencies: ["CGIO"]
+            dependencies: ["CSDBus", "CKeychainKitCrypto"]
         ),
         // C parts of the C ABI: status strings, the thread-local error
         // message, secret buffers, the version.
@@ -46,6 +51,14 @@ let package = Package(
         .executableTarget(
             name: "KeychainKitCLI",
             dependencies: ["KeychainKit", "CKeychainKitSupport"]
+        ),
+        // GIO, for the tests' own administration of the private keyring
+        // (the library does not use it).
+        .systemLibrary(
+            name: "CGIO",
+            path: "Tests/CGIO",
+            pkgConfig: "gio-2.0",
+            providers: [.apt(["libglib2.0-dev"])]
         ),
         .testTarget(
             name: "KeychainKitTests",

@@ -1,4 +1,4 @@
-import CGIO
+import CKeychainKitCrypto
 
 /// Helpers for byte arrays that hold secrets.
 extension Array where Element == UInt8 {
@@ -7,7 +7,7 @@ extension Array where Element == UInt8 {
     /// uniquely, and empties it: for secrets, before they are released.
     /// Best effort: copies made earlier keep their bytes.
     public mutating func wipe() {
-        withUnsafeMutableBytes { kk_wipe($0.baseAddress, $0.count) }
+        withUnsafeMutableBytes { keychainkit_wipe($0.baseAddress, $0.count) }
         removeAll()
     }
 

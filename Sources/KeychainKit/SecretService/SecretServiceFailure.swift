@@ -1,4 +1,8 @@
-import CGIO
+import CSDBus
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A failed D-Bus call, classified for the keychain.
 struct SecretServiceFailure: Error {
@@ -11,8 +15,13 @@ struct SecretServiceFailure: Error {
     let connectionLost: Bool
 
     /// The call may be repeated at once on a new connection: the failure
-    /// says the old one was stale, not that the service is slow or gone.
+    /// says the old one was stale (the service restarted, the bus closed
+    /// it, or it belongs to the parent of a fork()ed process), not that the
+    /// service is slow or gone.
     let retryOnNewConnection: Bool
+
+    /// The D-Bus error name the peer answered with, if it did.
+    private(set) var remoteName: String?
 
     init(_ error: KeychainError, connectionLost: Bool = false, retryOnNewConnection: Bool = false) {
         self.error = error
@@ -20,59 +29,77 @@ struct SecretServiceFailure: Error {
         self.retryOnNewConnection = retryOnNewConnection
     }
 
-    /// Classifies a GError (remote D-Bus errors by their name) and frees it.
-    init(consuming gerror: UnsafeMutablePointer<GError>) {
-        defer { g_error_free(gerror) }
-        let message = String(cString: gerror.pointee.message)
-        if g_dbus_error_is_remote_error(gerror) != 0, let name = g_dbus_error_get_remote_error(gerror) {
-            defer { g_free(name) }
-            self.init(remoteName: String(cString: name), code: gerror.pointee.code, message: message)
-        } else if gerror.pointee.domain == kk_io_error_quark() {
-            switch GIOErrorEnum(UInt32(gerror.pointee.code)) {
-            case G_IO_ERROR_CLOSED:
-                self.init(.serviceUnavailable, connectionLost: true, retryOnNewConnection: true)
-            case G_IO_ERROR_TIMED_OUT, G_IO_ERROR_CONNECTION_REFUSED,
-                 G_IO_ERROR_NOT_FOUND, G_IO_ERROR_BROKEN_PIPE, G_IO_ERROR_CONNECTION_CLOSED,
-                 G_IO_ERROR_NOT_CONNECTED, G_IO_ERROR_PERMISSION_DENIED, G_IO_ERROR_INVALID_ARGUMENT:
-                self.init(.serviceUnavailable, connectionLost: true)
-            default:
-                self.init(.unknownError(code: gerror.pointee.code, message: message))
-            }
+    /// Classifies what sd-bus returned for a call: the negative errno
+    /// `result`, and `busError`, set when the peer answered with an error
+    /// (or sd-bus made one up from the errno).
+    init(result: Int32, busError: sd_bus_error) {
+        if let name = busError.name.map({ String(cString: $0) }), let known = Self.classify(remoteName: name) {
+            self = known
+        } else if let name = busError.name.map({ String(cString: $0) }), !name.hasPrefix("System.Error."),
+                  !Self.localNames.contains(name) {
+            let message = busError.message.map { String(cString: $0) } ?? ""
+            self.init(.unknownError(code: -result, message: message.isEmpty ? name : "\(name): \(message)"))
         } else {
-            self.init(.unknownError(code: gerror.pointee.code, message: message))
+            self.init(errno: -result, operation: "calling the Secret Service")
+        }
+        remoteName = busError.name.map { String(cString: $0) }
+    }
+
+    /// Classifies a local failure by its errno.
+    init(errno code: Int32, operation: String) {
+        switch code {
+        case ECHILD, ECONNRESET, ENOTCONN, EPIPE, ESHUTDOWN, ECONNABORTED, ENETRESET:
+            // The connection is closed, or was opened by the parent of this
+            // fork()ed process: a new one finds the service, or fails fast.
+            self.init(.serviceUnavailable, connectionLost: true, retryOnNewConnection: true)
+        case ETIMEDOUT, ECONNREFUSED, ENOENT, ENOMEDIUM, ENXIO, EACCES, EPERM, EHOSTDOWN, EADDRNOTAVAIL:
+            self.init(.serviceUnavailable, connectionLost: true)
+        default:
+            let text = strerror(code).map { String(cString: $0) } ?? "errno \(code)"
+            self.init(.unknownError(code: code, message: "\(operation): \(text)"))
         }
     }
 
-    private init(remoteName name: String, code: Int32, message: String) {
+    /// Names sd-bus gives to local errnos (see sd_bus_error_set_errno);
+    /// those are classified by the errno instead.
+    private static let localNames: Set<String> = [
+        "org.freedesktop.DBus.Error.NoMemory", "org.freedesktop.DBus.Error.InvalidArgs",
+        "org.freedesktop.DBus.Error.FileNotFound", "org.freedesktop.DBus.Error.FileExists",
+        "org.freedesktop.DBus.Error.IOError", "org.freedesktop.DBus.Error.BadAddress",
+        "org.freedesktop.DBus.Error.LimitsExceeded", "org.freedesktop.DBus.Error.AddressInUse",
+        "org.freedesktop.DBus.Error.InconsistentMessage",
+    ]
+
+    /// The failures a remote error name says plainly; `nil` for others.
+    private static func classify(remoteName name: String) -> SecretServiceFailure? {
         switch name {
-        case "org.freedesktop.Secret.Error.IsLocked":
-            self.init(.interactionNotAllowed)
-        case "org.freedesktop.Secret.Error.NoSuchObject",
+        case SecretServiceNames.Error.isLocked:
+            return SecretServiceFailure(.interactionNotAllowed)
+        case SecretServiceNames.Error.noSuchObject,
              "org.freedesktop.DBus.Error.UnknownObject",
              "org.freedesktop.DBus.Error.UnknownMethod":
-            self.init(.itemNotFound)
+            return SecretServiceFailure(.itemNotFound)
         case "org.freedesktop.DBus.Error.AccessDenied",
              "org.freedesktop.DBus.Error.AuthFailed":
-            self.init(.missingEntitlement)
-        case "org.freedesktop.Secret.Error.NoSession",
+            return SecretServiceFailure(.missingEntitlement)
+        case SecretServiceNames.Error.noSession,
              "org.freedesktop.DBus.Error.Disconnected":
-            self.init(.serviceUnavailable, connectionLost: true, retryOnNewConnection: true)
+            return SecretServiceFailure(.serviceUnavailable, connectionLost: true, retryOnNewConnection: true)
         case "org.freedesktop.DBus.Error.ServiceUnknown",
              "org.freedesktop.DBus.Error.NameHasNoOwner":
             // The service process we talked to is gone; a new connection
             // finds its successor, or reports it unavailable at once.
-            self.init(.serviceUnavailable, connectionLost: true, retryOnNewConnection: true)
+            return SecretServiceFailure(.serviceUnavailable, connectionLost: true, retryOnNewConnection: true)
         case "org.freedesktop.DBus.Error.NoReply",
              "org.freedesktop.DBus.Error.NoServer",
              "org.freedesktop.DBus.Error.Timeout",
              "org.freedesktop.DBus.Error.TimedOut":
-            self.init(.serviceUnavailable, connectionLost: true)
+            return SecretServiceFailure(.serviceUnavailable, connectionLost: true)
         default:
             if name.hasPrefix("org.freedesktop.DBus.Error.Spawn.") {
-                self.init(.serviceUnavailable, connectionLost: true)
-            } else {
-                self.init(.unknownError(code: code, message: message))
+                return SecretServiceFailure(.serviceUnavailable, connectionLost: true)
             }
+            return nil
         }
     }
 }

@@ -1,10 +1,8 @@
-import CGIO
-
 /// The reference's name for the platform backend.
 public typealias SystemKeychainInterface = SecretServiceKeychainInterface
 
 /// A backend over the freedesktop Secret Service (gnome-keyring, KWallet,
-/// KeePassXC), through libsecret and GIO.
+/// KeePassXC), spoken over D-Bus with sd-bus.
 ///
 /// Items carry the attributes `service` and `username` plus `xdg:schema`
 /// = ``schemaName``, and the label `Password for '<account>' on '<service>'`.
@@ -12,11 +10,20 @@ public typealias SystemKeychainInterface = SecretServiceKeychainInterface
 /// items written by `secret-tool` or Python `keyring` are found. Writes keep
 /// exactly one item per key; new items go to ``collection``.
 ///
+/// Secrets cross the bus encrypted (`dh-ietf1024-sha256-aes128-cbc-pkcs7`)
+/// unless the service offers only `plain`.
+///
+/// Reads are causally fresh: a read that starts after another process's
+/// write was acknowledged sees it. Item locations and absences found by
+/// earlier searches answer only while the service has announced no change,
+/// checked with a round trip to the bus daemon.
+///
 /// A locked item is ``KeychainError/interactionNotAllowed``, never absent:
 /// this backend never shows or waits for a prompt. No session bus or no
 /// provider is ``KeychainError/serviceUnavailable``. Every D-Bus call is
-/// bounded by ``timeout``. The connection is opened on first use and
-/// re-opened after the service restarts.
+/// bounded by ``timeout``. The connection is opened on first use, re-opened
+/// after the service restarts, and re-opened by a fork()ed child, which
+/// never uses its parent's connection.
 public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Sendable {
 
     /// The `xdg:schema` attribute of the items this backend creates.
@@ -33,6 +40,8 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// The bound on each call to the service.
     public let timeout: Duration
 
+    /// The open connection, if any. Its lock is held for each whole
+    /// operation: an sd-bus connection serves one thread at a time.
     private let connection = Locked<SecretServiceConnection?>(nil)
 
     /// Creates a backend that stores new items in `collection`, talks to the
@@ -44,18 +53,24 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         self.timeout = timeout
     }
 
+    private typealias Names = SecretServiceNames
+
     private var collectionPath: String {
-        collection.hasPrefix("/") ? collection : "\(SecretServiceConnection.servicePath)/aliases/\(collection)"
+        collection.hasPrefix("/") ? collection : Names.aliasPath(collection)
     }
 
     public func readItem(_ key: KeychainAttributes) throws(KeychainError) -> [UInt8]? {
         try withConnection { connection throws(SecretServiceFailure) in
-            switch try cached(key, on: connection) {
+            switch connection.cache.lookup(key, changes: connection.changes) {
             case .absent:
-                return nil
+                try connection.bus.synchronize()
+                if connection.cache.lookup(key, changes: connection.changes) == .absent { return nil }
             case let .item(path):
+                let changes = connection.changes
                 do throws(SecretServiceFailure) {
-                    return try secret(at: path, on: connection)
+                    var value = try secret(at: path, on: connection, synchronized: true)
+                    if connection.changes == changes { return value }
+                    value.wipe()  // the service announced a change meanwhile: search again
                 } catch let failure where failure.error == .itemNotFound {
                     connection.cache.forget(key)  // gone: search again
                 }
@@ -68,7 +83,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
                 throw SecretServiceFailure(.interactionNotAllowed)
             }
             do throws(SecretServiceFailure) {
-                return try secret(at: path, on: connection)
+                return try secret(at: path, on: connection, synchronized: false)
             } catch let failure where failure.error == .itemNotFound {
                 return nil  // deleted between the search and the read
             }
@@ -77,8 +92,10 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     public func updateItem(_ key: KeychainAttributes, value: [UInt8]) throws(KeychainError) {
         try withConnection { connection throws(SecretServiceFailure) in
-            switch try cached(key, on: connection) {
+            switch connection.cache.lookup(key, changes: connection.changes) {
             case .absent:
+                // Possibly stale, which costs nothing here: the caller's
+                // insert that follows checks afresh.
                 throw SecretServiceFailure(.itemNotFound)
             case let .item(path):
                 do throws(SecretServiceFailure) {
@@ -99,24 +116,48 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     public func insertItem(_ key: KeychainAttributes, value: [UInt8]) throws(KeychainError) {
         try withConnection { connection throws(SecretServiceFailure) in
-            if case .item = try cached(key, on: connection) { throw SecretServiceFailure(.duplicateItem) }
-            let found = try search(key, on: connection)
-            guard found.unlocked.isEmpty, found.locked.isEmpty else {
+            try connection.bus.synchronize()
+            switch connection.cache.lookup(key, changes: connection.changes) {
+            case .item:
                 throw SecretServiceFailure(.duplicateItem)
+            case .absent:
+                break
+            case nil:
+                let found = try search(key, on: connection)
+                guard found.unlocked.isEmpty, found.locked.isEmpty else {
+                    throw SecretServiceFailure(.duplicateItem)
+                }
             }
-            let label = "Password for '\(key.account)' on '\(key.service)'"
-            let reply = try connection.call(
-                collectionPath, "org.freedesktop.Secret.Collection", "CreateItem",
-                kk_variant_create_item_args(label, key.service, key.account, Self.schemaName,
-                                            connection.encode(value), 0),
-                replyType: kk_variant_type_object_path_pair())
-            try refusePrompt(reply[1].string, on: connection)
+            let request = try connection.methodCall(collectionPath, Names.Collection.interface, Names.Collection.createItem)
+            try request.container("a", "{sv}") { () throws(SecretServiceFailure) in
+                try request.container("e", "sv") { () throws(SecretServiceFailure) in
+                    try request.append(Names.Item.labelProperty)
+                    try request.container("v", "s") { () throws(SecretServiceFailure) in
+                        try request.append("Password for '\(key.account)' on '\(key.service)'")
+                    }
+                }
+                try request.container("e", "sv") { () throws(SecretServiceFailure) in
+                    try request.append(Names.Item.attributesProperty)
+                    try request.container("v", "a{ss}") { () throws(SecretServiceFailure) in
+                        try request.append(dictionary: [
+                            Names.Attribute.service: key.service,
+                            Names.Attribute.account: key.account,
+                            Names.Attribute.schema: Self.schemaName,
+                        ])
+                    }
+                }
+            }
+            try connection.session.append(value, to: request)
+            try request.append(false)  // replace: no, we checked there is no item
+            let reply = try connection.call(request)
+            let item = try reply.readString(as: "o")
+            try refusePrompt(try reply.readString(as: "o"), on: connection)
+            connection.cache.store(.item(path: item), for: key, changes: connection.changes)
         }
     }
 
     public func deleteItem(_ key: KeychainAttributes) throws(KeychainError) {
         try withConnection { connection throws(SecretServiceFailure) in
-            if case .absent = try cached(key, on: connection) { throw SecretServiceFailure(.itemNotFound) }
             let found = try search(key, on: connection)
             connection.cache.forget(key)
             guard found.locked.isEmpty else { throw SecretServiceFailure(.interactionNotAllowed) }
@@ -124,9 +165,8 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
             for path in found.unlocked {
                 do throws(SecretServiceFailure) {
                     let reply = try connection.call(
-                        path, "org.freedesktop.Secret.Item", "Delete", nil,
-                        replyType: kk_variant_type_object_path())
-                    try refusePrompt(reply[0].string, on: connection)
+                        try connection.methodCall(path, Names.Item.interface, Names.Item.delete))
+                    try refusePrompt(try reply.readString(as: "o"), on: connection)
                 } catch let failure where failure.error == .itemNotFound {
                     continue  // deleted by someone else meanwhile
                 }
@@ -136,26 +176,23 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     public func accounts(inService service: String) throws(KeychainError) -> [String] {
         try withConnection { connection throws(SecretServiceFailure) in
-            let reply = try connection.call(
-                SecretServiceConnection.servicePath, "org.freedesktop.Secret.Service", "SearchItems",
-                kk_variant_search_service_args(service), replyType: kk_variant_type_object_paths())
+            let request = try connection.methodCall(Names.servicePath, Names.Service.interface, Names.Service.searchItems)
+            try request.append(dictionary: [Names.Attribute.service: service])
+            let reply = try connection.call(request)
+            let paths = try reply.readObjectPaths() + reply.readObjectPaths()
             var accounts: [String] = []
             var seen = Set<[UInt8]>()  // by bytes: canonically equal names are distinct accounts
-            for path in reply[0].strings + reply[1].strings {
-                let attributes: Variant
+            for path in paths {
+                let attributes: BusMessage
                 do throws(SecretServiceFailure) {
-                    attributes = try connection.call(
-                        path, "org.freedesktop.DBus.Properties", "Get",
-                        kk_variant_property_args("org.freedesktop.Secret.Item", "Attributes"),
-                        replyType: kk_variant_type_variant())
+                    attributes = try property(Names.Item.attributes, of: path, on: connection)
                 } catch let failure where failure.error == .itemNotFound {
                     continue  // deleted meanwhile
                 }
-                if let username = kk_variant_property_dictionary_string(attributes.raw, "username") {
-                    let account = String(cString: username)
-                    g_free(username)
-                    if seen.insert(Array(account.utf8)).inserted { accounts.append(account) }
+                let account = try attributes.enter("v", "a{ss}") { () throws(SecretServiceFailure) in
+                    try attributes.readDictionaryValue(forKey: Names.Attribute.account)
                 }
+                if let account, seen.insert(Array(account.utf8)).inserted { accounts.append(account) }
             }
             return accounts.sortedByBytes()
         }
@@ -163,13 +200,14 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     // MARK: Connection
 
-    private var timeoutMilliseconds: Int32 {
+    private var timeoutMicroseconds: UInt64 {
         let (seconds, attoseconds) = timeout.components
-        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        return Int32(clamping: max(1, milliseconds))
+        let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+        return UInt64(max(1, microseconds))
     }
 
-    /// Runs `body` on the open connection, opening one when needed. A
+    /// Runs `body` on the open connection, opening one when there is none
+    /// or when it belongs to the parent of this fork()ed process. A
     /// connection that turns out stale is dropped, and `body` runs once more
     /// on a new one.
     private func withConnection<R>(
@@ -178,41 +216,33 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         var attemptsLeft = 2
         while true {
             attemptsLeft -= 1
-            let current: SecretServiceConnection
-            do throws(SecretServiceFailure) {
-                current = try connection.withLock { cached throws(SecretServiceFailure) in
-                    if let cached { return cached }
-                    let opened = try SecretServiceConnection.open(
-                        busAddress: busAddress, timeoutMilliseconds: timeoutMilliseconds)
-                    cached = opened
-                    return opened
-                }
-            } catch {
-                throw error.error
-            }
-            do throws(SecretServiceFailure) {
-                return try body(current)
-            } catch {
-                if error.connectionLost {
-                    connection.withLock { cached in
-                        if cached === current { cached = nil }
+            let outcome: Result<R, SecretServiceFailure> = connection.withLock { current in
+                do throws(SecretServiceFailure) {
+                    if let open = current, !open.bus.belongsToThisProcess { current = nil }
+                    let open: SecretServiceConnection
+                    if let existing = current {
+                        open = existing
+                    } else {
+                        open = try SecretServiceConnection.open(busAddress: busAddress, timeoutMicroseconds: timeoutMicroseconds)
+                        current = open
                     }
+                    try open.bus.handlePendingSignals()
+                    return .success(try body(open))
+                } catch {
+                    if error.connectionLost { current = nil }
+                    return .failure(error)
                 }
-                guard error.retryOnNewConnection, attemptsLeft > 0 else { throw error.error }
+            }
+            switch outcome {
+            case let .success(result):
+                return result
+            case let .failure(failure):
+                guard failure.retryOnNewConnection, attemptsLeft > 0 else { throw failure.error }
             }
         }
     }
 
     // MARK: Items
-
-    /// What an earlier search found for `key`, if the service announced no
-    /// change since.
-    private func cached(
-        _ key: KeychainAttributes, on connection: SecretServiceConnection
-    ) throws(SecretServiceFailure) -> ItemPathCache.Entry? {
-        try connection.checkOpen()
-        return connection.cache.lookup(key, changes: connection.changes)
-    }
 
     /// The items of `key` in every collection: those readable now, those in
     /// locked collections, and the one reads and updates use (the newest
@@ -221,11 +251,10 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         _ key: KeychainAttributes, on connection: SecretServiceConnection
     ) throws(SecretServiceFailure) -> (unlocked: [String], locked: [String], chosen: String?) {
         let changes = connection.changes
-        let reply = try connection.call(
-            SecretServiceConnection.servicePath, "org.freedesktop.Secret.Service", "SearchItems",
-            kk_variant_search_args(key.service, key.account),
-            replyType: kk_variant_type_object_paths())
-        let unlocked = reply[0].strings, locked = reply[1].strings
+        let request = try connection.methodCall(Names.servicePath, Names.Service.interface, Names.Service.searchItems)
+        try request.append(dictionary: [Names.Attribute.service: key.service, Names.Attribute.account: key.account])
+        let reply = try connection.call(request)
+        let unlocked = try reply.readObjectPaths(), locked = try reply.readObjectPaths()
         let chosen = try newest(unlocked, on: connection)
         if locked.isEmpty {
             connection.cache.store(chosen.map { .item(path: $0) } ?? .absent, for: key, changes: changes)
@@ -233,18 +262,36 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         return (unlocked, locked, chosen)
     }
 
-    private func secret(at path: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) -> [UInt8] {
-        let reply = try connection.call(
-            path, "org.freedesktop.Secret.Item", "GetSecret",
-            kk_variant_tuple1(g_variant_new_object_path(connection.sessionPath)),
-            replyType: kk_variant_type_secret_reply())
-        return connection.decode(reply[0])
+    /// The secret of the item at `path`; with `synchronized`, also makes the
+    /// change count causally fresh in the same round trip.
+    private func secret(
+        at path: String, on connection: SecretServiceConnection, synchronized: Bool
+    ) throws(SecretServiceFailure) -> [UInt8] {
+        let request = try connection.methodCall(path, Names.Item.interface, Names.Item.getSecret)
+        try request.append(connection.session.path, as: "o")
+        let reply: BusMessage
+        if synchronized {
+            reply = try connection.bus.callSynchronized(request)
+        } else {
+            reply = try connection.call(request)
+        }
+        return try connection.session.readSecret(from: reply)
     }
 
     private func setSecret(_ value: [UInt8], at path: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) {
-        _ = try connection.call(
-            path, "org.freedesktop.Secret.Item", "SetSecret",
-            kk_variant_tuple1(connection.encode(value)), replyType: nil)
+        let request = try connection.methodCall(path, Names.Item.interface, Names.Item.setSecret)
+        try connection.session.append(value, to: request)
+        _ = try connection.call(request)
+    }
+
+    /// The reply `(v)` to getting an item property.
+    private func property(
+        _ name: String, of path: String, on connection: SecretServiceConnection
+    ) throws(SecretServiceFailure) -> BusMessage {
+        let request = try connection.methodCall(path, Names.Properties.interface, Names.Properties.get)
+        try request.append(Names.Item.interface)
+        try request.append(name)
+        return try connection.call(request)
     }
 
     /// The most recently modified of `paths` (ties broken by path), so that
@@ -255,21 +302,20 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         guard paths.count > 1 else { return paths.first }
         var best: (modified: UInt64, path: String)?
         for path in paths {
-            let reply = try connection.call(
-                path, "org.freedesktop.DBus.Properties", "Get",
-                kk_variant_property_args("org.freedesktop.Secret.Item", "Modified"),
-                replyType: kk_variant_type_variant())
-            let candidate = (modified: UInt64(kk_variant_property_uint64(reply.raw)), path: path)
+            let reply = try property(Names.Item.modified, of: path, on: connection)
+            let modified = try reply.enter("v", "t") { () throws(SecretServiceFailure) in try reply.readUInt64() }
+            let candidate = (modified: modified, path: path)
             if best == nil || candidate > best! { best = candidate }
         }
         return best?.path
     }
 
     /// A call that needs a prompt (to unlock, or to confirm) is refused: the
-    /// prompt is dismissed and the caller gets `interactionNotAllowed`.
+    /// prompt, never shown, is dismissed and the caller gets
+    /// `interactionNotAllowed`.
     private func refusePrompt(_ prompt: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) {
-        guard prompt != "/" else { return }
-        _ = try? connection.call(prompt, "org.freedesktop.Secret.Prompt", "Dismiss", nil, replyType: nil)
+        guard prompt != Names.noObject else { return }
+        _ = try? connection.call(try connection.methodCall(prompt, Names.Prompt.interface, Names.Prompt.dismiss))
         throw SecretServiceFailure(.interactionNotAllowed)
     }
 }

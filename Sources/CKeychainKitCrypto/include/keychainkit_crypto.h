@@ -1,0 +1,62 @@
+/* The cryptography of the Secret Service's encrypted transfer session,
+ * "dh-ietf1024-sha256-aes128-cbc-pkcs7": Diffie-Hellman over the 1024-bit
+ * MODP group of RFC 2409 (generator 2), HKDF-SHA256 of the shared secret
+ * (no salt, no info) to a 16-byte key, AES-128-CBC with PKCS#7 padding.
+ *
+ * Every primitive is OpenSSL's libcrypto; this file only arranges them as
+ * the Secret Service specification says. Internal to libkeychainkit: not
+ * installed, not exported (the linker version script exports kk_* only). */
+#ifndef KEYCHAINKIT_CRYPTO_H
+#define KEYCHAINKIT_CRYPTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bytes of a public key or shared secret of the group. */
+#define KEYCHAINKIT_DH_BYTES 128
+/* Bytes of the AES-128 key and of a CBC initialisation vector. */
+#define KEYCHAINKIT_AES_KEY_BYTES 16
+#define KEYCHAINKIT_AES_BLOCK_BYTES 16
+
+/* A private/public key pair of the group; its private half is erased on free. */
+typedef struct keychainkit_dh_keypair keychainkit_dh_keypair;
+
+/* A new key pair from the system's random source; NULL on failure. */
+keychainkit_dh_keypair *keychainkit_dh_keypair_new(void);
+
+/* Erases and frees a key pair; NULL is accepted. */
+void keychainkit_dh_keypair_free(keychainkit_dh_keypair *pair);
+
+/* Writes the public key, big-endian without leading zeros, to `out`
+ * (KEYCHAINKIT_DH_BYTES of room); returns its length, 0 on failure. */
+size_t keychainkit_dh_public_key(const keychainkit_dh_keypair *pair, uint8_t *out);
+
+/* Derives the session's AES key from the peer's public key (big-endian,
+ * any length): checks 1 < peer < p - 1, computes the shared secret,
+ * left-pads it to KEYCHAINKIT_DH_BYTES and applies HKDF-SHA256. Writes
+ * KEYCHAINKIT_AES_KEY_BYTES to `key_out`; 0 on success, -1 on failure.
+ * Every intermediate buffer is erased. */
+int keychainkit_dh_derive_key(const keychainkit_dh_keypair *pair, const uint8_t *peer, size_t peer_length,
+                              uint8_t *key_out);
+
+/* The ciphertext length for `length` bytes of plaintext (PKCS#7 always
+ * adds 1 to 16 bytes). */
+size_t keychainkit_aes_encrypted_length(size_t length);
+
+/* Encrypts `length` bytes with a fresh random IV, written to `iv_out`
+ * (KEYCHAINKIT_AES_BLOCK_BYTES); `out` has keychainkit_aes_encrypted_length
+ * bytes of room. Returns the ciphertext length, or -1 on failure. */
+long keychainkit_aes_encrypt(const uint8_t *key, const uint8_t *plaintext, size_t length, uint8_t *iv_out,
+                             uint8_t *out);
+
+/* Decrypts and strips the padding; `out` has `length` +
+ * KEYCHAINKIT_AES_BLOCK_BYTES bytes of room (OpenSSL's rule for decryption).
+ * Returns the plaintext length, or -1 when the IV, the length or the padding
+ * is wrong. On failure `out` is erased. */
+long keychainkit_aes_decrypt(const uint8_t *key, const uint8_t *iv, size_t iv_length, const uint8_t *ciphertext,
+                             size_t length, uint8_t *out);
+
+/* Overwrites n bytes at p with zeros in a way the compiler may not elide. */
+void keychainkit_wipe(void *p, size_t n);
+
+#endif

@@ -1,0 +1,92 @@
+/// The names of the Secret Service protocol and of the bus that carries it,
+/// written once (as libsecret's `secret-private.h` does). See the
+/// freedesktop Secret Service API specification.
+enum SecretServiceNames {
+
+    /// The well-known bus name a Secret Service provider owns.
+    static let busName = "org.freedesktop.secrets"
+
+    /// The object path of the service object.
+    static let servicePath = "/org/freedesktop/secrets"
+
+    /// The object path of the collection that `alias` (e.g. `default`, `session`) names.
+    static func aliasPath(_ alias: String) -> String { "\(servicePath)/aliases/\(alias)" }
+
+    /// The object path meaning "none" (for example, no prompt is needed).
+    static let noObject = "/"
+
+    enum Service {
+        static let interface = "org.freedesktop.Secret.Service"
+        static let openSession = "OpenSession"
+        static let searchItems = "SearchItems"
+    }
+
+    enum Collection {
+        static let interface = "org.freedesktop.Secret.Collection"
+        static let createItem = "CreateItem"
+    }
+
+    enum Item {
+        static let interface = "org.freedesktop.Secret.Item"
+        static let getSecret = "GetSecret"
+        static let setSecret = "SetSecret"
+        static let delete = "Delete"
+        static let labelProperty = "org.freedesktop.Secret.Item.Label"
+        static let attributesProperty = "org.freedesktop.Secret.Item.Attributes"
+        static let modified = "Modified"
+        static let attributes = "Attributes"
+    }
+
+    enum Prompt {
+        static let interface = "org.freedesktop.Secret.Prompt"
+        static let dismiss = "Dismiss"
+    }
+
+    /// Transfer-session algorithms, preferred first.
+    enum Algorithm {
+        static let encrypted = "dh-ietf1024-sha256-aes128-cbc-pkcs7"
+        static let plain = "plain"
+    }
+
+    /// The attributes that identify a key, shared with Python `keyring`,
+    /// go-keyring and keyring-rs, and libsecret's schema attribute.
+    enum Attribute {
+        static let service = "service"
+        static let account = "username"
+        static let schema = "xdg:schema"
+    }
+
+    /// Error names the Secret Service and the bus answer with.
+    enum Error {
+        static let isLocked = "org.freedesktop.Secret.Error.IsLocked"
+        static let noSession = "org.freedesktop.Secret.Error.NoSession"
+        static let noSuchObject = "org.freedesktop.Secret.Error.NoSuchObject"
+        static let notSupported = "org.freedesktop.DBus.Error.NotSupported"
+    }
+
+    /// The message bus itself.
+    enum Bus {
+        static let name = "org.freedesktop.DBus"
+        static let path = "/org/freedesktop/DBus"
+        static let interface = "org.freedesktop.DBus"
+        static let getID = "GetId"
+        static let getNameOwner = "GetNameOwner"
+        static let nameOwnerChanged = "NameOwnerChanged"
+    }
+
+    enum Properties {
+        static let interface = "org.freedesktop.DBus.Properties"
+        static let get = "Get"
+    }
+
+    /// The bus match rules for every signal that can change what a search
+    /// finds: the Service and Collection interfaces' signals (items and
+    /// collections created, changed, deleted) and a change of the service's
+    /// owner.
+    static let changeMatchRules = [
+        "type='signal',interface='\(Service.interface)'",
+        "type='signal',interface='\(Collection.interface)'",
+        "type='signal',sender='\(Bus.name)',interface='\(Bus.interface)',"
+            + "member='\(Bus.nameOwnerChanged)',arg0='\(busName)'",
+    ]
+}

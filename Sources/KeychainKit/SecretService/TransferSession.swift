@@ -1,0 +1,170 @@
+import CKeychainKitCrypto
+import CSDBus
+
+/// A Secret Service transfer session: how secrets cross the bus.
+///
+/// Opened encrypted (`dh-ietf1024-sha256-aes128-cbc-pkcs7`: a
+/// Diffie-Hellman exchange, then AES-128-CBC with a fresh IV per secret), as
+/// libsecret and SecretStorage do; `plain` only when the service does not
+/// offer encryption. The AES key is erased when the session is released.
+final class TransferSession {
+
+    /// The session's object path, part of every secret sent.
+    let path: String
+
+    /// The negotiated algorithm (``SecretServiceNames/Algorithm``).
+    let algorithm: String
+
+    /// The AES key; `nil` for a plain session.
+    private let key: UnsafeMutableRawBufferPointer?
+
+    private init(path: String, algorithm: String, key: UnsafeMutableRawBufferPointer?) {
+        self.path = path
+        self.algorithm = algorithm
+        self.key = key
+    }
+
+    deinit {
+        if let key {
+            keychainkit_wipe(key.baseAddress, key.count)
+            key.deallocate()
+        }
+    }
+
+    /// Opens a session with the service at `destination`; returns it with
+    /// the unique bus name of the service process that answered.
+    static func open(
+        on bus: BusConnection, destination: String
+    ) throws(SecretServiceFailure) -> (session: TransferSession, owner: String) {
+        do throws(SecretServiceFailure) {
+            return try openEncrypted(on: bus, destination: destination)
+        } catch {
+            guard error.remoteName == SecretServiceNames.Error.notSupported else { throw error }
+            return try openPlain(on: bus, destination: destination)
+        }
+    }
+
+    private static func openEncrypted(
+        on bus: BusConnection, destination: String
+    ) throws(SecretServiceFailure) -> (session: TransferSession, owner: String) {
+        guard let pair = keychainkit_dh_keypair_new() else { throw cryptoFailure }
+        defer { keychainkit_dh_keypair_free(pair) }
+        var publicKey = [UInt8](repeating: 0, count: Int(KEYCHAINKIT_DH_BYTES))
+        let length = keychainkit_dh_public_key(pair, &publicKey)
+        guard length > 0 else { throw cryptoFailure }
+        publicKey.removeLast(publicKey.count - length)
+        let request = try openSessionCall(on: bus, destination: destination, algorithm: SecretServiceNames.Algorithm.encrypted)
+        try request.container("v", "ay") { () throws(SecretServiceFailure) in try request.append(bytes: publicKey) }
+        let reply = try bus.call(request)
+        let key = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(KEYCHAINKIT_AES_KEY_BYTES), alignment: 16)
+        do throws(SecretServiceFailure) {
+            try reply.enter("v", "ay") { () throws(SecretServiceFailure) in
+                try reply.readBytes { peer throws(SecretServiceFailure) in
+                    guard let base = peer.baseAddress,
+                          keychainkit_dh_derive_key(pair, base.assumingMemoryBound(to: UInt8.self), peer.count,
+                                                    key.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 0
+                    else { throw cryptoFailure }
+                }
+            }
+            let path = try reply.readString(as: "o")
+            let session = TransferSession(path: path, algorithm: SecretServiceNames.Algorithm.encrypted, key: key)
+            return (session, try sender(of: reply))
+        } catch {
+            keychainkit_wipe(key.baseAddress, key.count)
+            key.deallocate()
+            throw error
+        }
+    }
+
+    private static func openPlain(
+        on bus: BusConnection, destination: String
+    ) throws(SecretServiceFailure) -> (session: TransferSession, owner: String) {
+        let request = try openSessionCall(on: bus, destination: destination, algorithm: SecretServiceNames.Algorithm.plain)
+        try request.container("v", "s") { () throws(SecretServiceFailure) in try request.append("") }
+        let reply = try bus.call(request)
+        try reply.skip("v")
+        let path = try reply.readString(as: "o")
+        return (TransferSession(path: path, algorithm: SecretServiceNames.Algorithm.plain, key: nil), try sender(of: reply))
+    }
+
+    private static func openSessionCall(
+        on bus: BusConnection, destination: String, algorithm: String
+    ) throws(SecretServiceFailure) -> BusMessage {
+        let names = SecretServiceNames.self
+        let request = try bus.methodCall(destination, names.servicePath, names.Service.interface, names.Service.openSession)
+        try request.append(algorithm)
+        return request
+    }
+
+    private static func sender(of reply: BusMessage) throws(SecretServiceFailure) -> String {
+        guard let sender = sd_bus_message_get_sender(reply.raw) else {
+            throw SecretServiceFailure(.serviceUnavailable, connectionLost: true)
+        }
+        return String(cString: sender)
+    }
+
+    // MARK: Secrets
+
+    /// Appends `value` as a secret `(oayays)` of this session to `message`,
+    /// and marks the message sensitive.
+    func append(_ value: [UInt8], to message: BusMessage) throws(SecretServiceFailure) {
+        message.markSensitive()
+        let contentType = value.isValidUTF8 ? "text/plain" : "application/octet-stream"
+        try message.container("r", "oayays") { () throws(SecretServiceFailure) in
+            try message.append(path, as: "o")
+            if let key {
+                var iv = [UInt8](repeating: 0, count: Int(KEYCHAINKIT_AES_BLOCK_BYTES))
+                var ciphertext = [UInt8](repeating: 0, count: keychainkit_aes_encrypted_length(value.count))
+                let written = value.withUnsafeBufferPointer { plain in
+                    keychainkit_aes_encrypt(key.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                            plain.baseAddress, plain.count, &iv, &ciphertext)
+                }
+                guard written == ciphertext.count else { throw Self.cryptoFailure }
+                try message.append(bytes: iv)
+                try message.append(bytes: ciphertext)
+            } else {
+                try message.append(bytes: [])
+                try message.append(bytes: value)
+            }
+            try message.append(contentType)
+        }
+    }
+
+    /// Reads a secret `(oayays)` of this session from `message` (marked
+    /// sensitive) and returns its plaintext.
+    func readSecret(from message: BusMessage) throws(SecretServiceFailure) -> [UInt8] {
+        message.markSensitive()
+        return try message.enter("r", "oayays") { () throws(SecretServiceFailure) in
+            try message.skip("o")
+            let value = try message.readBytes { parameters throws(SecretServiceFailure) in
+                try message.readBytes { value throws(SecretServiceFailure) in
+                    try decrypt(value, parameters: parameters)
+                }
+            }
+            try message.skip("s")
+            return value
+        }
+    }
+
+    private func decrypt(
+        _ value: UnsafeRawBufferPointer, parameters: UnsafeRawBufferPointer
+    ) throws(SecretServiceFailure) -> [UInt8] {
+        guard let key else { return Array(value) }
+        guard let cipher = value.baseAddress, let iv = parameters.baseAddress else { throw Self.cryptoFailure }
+        let capacity = value.count + Int(KEYCHAINKIT_AES_BLOCK_BYTES)
+        var failed = false
+        let plaintext = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            let written = keychainkit_aes_decrypt(
+                key.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                iv.assumingMemoryBound(to: UInt8.self), parameters.count,
+                cipher.assumingMemoryBound(to: UInt8.self), value.count, buffer.baseAddress!)
+            failed = written < 0
+            count = failed ? 0 : written
+        }
+        if failed { throw Self.cryptoFailure }
+        return plaintext
+    }
+
+    private static let cryptoFailure = SecretServiceFailure(
+        .unknownError(code: -1, message: "the transfer session's encryption failed"), connectionLost: true)
+}
