@@ -32,6 +32,28 @@
  * - No function blocks without bound: with no Secret Service, calls fail
  *   with KK_EUNAVAILABLE at once; every request to the service has a
  *   timeout (5 seconds); the library never shows or waits for a prompt.
+ * - Freshness: a read (kk_get, kk_exists) that starts after another
+ *   process's or handle's write (create, update or remove) was acknowledged
+ *   sees that write, present and absent answers alike. What the library
+ *   remembers of where items are is confirmed by one round trip to the
+ *   D-Bus daemon before it is trusted.
+ * - Transport: the library speaks D-Bus itself (sd-bus, from libsystemd) and
+ *   has no thread of its own. Secrets cross the bus encrypted (the Secret
+ *   Service's dh-ietf1024-sha256-aes128-cbc-pkcs7 session, on OpenSSL's
+ *   libcrypto), in plain only with a service that offers nothing else.
+ * - fork(): a child process may use handles it inherited and open new ones;
+ *   the child never uses its parent's D-Bus connection (it opens its own on
+ *   its first call), and the parent is unaffected. A handle's lock that
+ *   another thread of the parent held at the moment of fork() is released
+ *   in the child. Observers registered in the parent stay registered on the
+ *   inherited handle and are called for the child's own writes through it.
+ *   An operation another parent thread was in the middle of at fork() does
+ *   not happen in the child.
+ * - Secret memory: values the library returns are wiped by
+ *   kk_secret_free(); its own copies (decrypted buffers, D-Bus messages
+ *   carrying secrets, which sd-bus marks sensitive) are wiped before
+ *   release. The caller's buffers passed to kk_set() are the caller's to
+ *   wipe. Swap and core dumps are not controlled by the library.
  *
  * Link with `pkg-config --cflags --libs keychainkit`.
  */
@@ -160,18 +182,33 @@ KK_API void kk_close(kk_keychain *kc);
  *  Returns KK_OK; KK_ENOTFOUND when no item exists; KK_ELOCKED when the
  *  item is in a locked collection (never reported as absent);
  *  KK_EUNAVAILABLE; KK_EDENIED; KK_EINVAL (kc, account or out_value NULL,
- *  bad strings); KK_ENOMEM; KK_EUNKNOWN. Every read queries the keychain:
+ *  bad strings); KK_ENOMEM; KK_EUNKNOWN. Causally fresh (see Conventions):
  *  changes made by other processes are seen at once. Thread-safe. */
 KK_API kk_status kk_get(kk_keychain *kc, const char *service, const char *account,
                         char **out_value, size_t *out_len);
+
+/** Tells whether an item exists for (service, account) without reading its
+ *  value: no secret crosses the bus or enters this process.
+ *
+ *  Returns KK_OK when an item exists (also when its collection is locked,
+ *  or its value is not valid UTF-8); KK_ENOTFOUND when none does;
+ *  KK_EUNAVAILABLE; KK_EDENIED; KK_EINVAL (kc or account NULL, bad
+ *  strings); KK_EUNKNOWN. As fresh as kk_get(). Thread-safe. Since 0.3. */
+KK_API kk_status kk_exists(kk_keychain *kc, const char *service, const char *account);
 
 /** Stores `len` bytes at `value` for (service, account), replacing the
  *  current value or creating the item. The bytes may contain NUL; value may
  *  be NULL when len is 0. The library keeps no reference to `value`.
  *
- *  Returns KK_OK; KK_ELOCKED; KK_EUNAVAILABLE; KK_EDENIED; KK_EINVAL (kc or
- *  account NULL, bad strings, value NULL with len > 0, len >
- *  KK_MAX_VALUE_SIZE); KK_EUNKNOWN. Observers of the key are called after
+ *  Updates the existing item when there is one; otherwise creates one; when
+ *  another writer created it first, updates it (once). Under contention
+ *  with a remover it can therefore return KK_ENOTFOUND: another process or
+ *  handle removed the item between this call's create attempt and its
+ *  retried update; the value was not stored, and calling again stores it.
+ *
+ *  Returns KK_OK; KK_ENOTFOUND (only in that race); KK_ELOCKED;
+ *  KK_EUNAVAILABLE; KK_EDENIED; KK_EINVAL (kc or account NULL, bad strings,
+ *  value NULL with len > 0, len > KK_MAX_VALUE_SIZE); KK_EUNKNOWN. Observers of the key are called after
  *  the attempt, whatever its outcome, before this function returns; a call
  *  rejected with KK_EINVAL is no attempt and notifies nobody. Thread-safe. */
 KK_API kk_status kk_set(kk_keychain *kc, const char *service, const char *account,

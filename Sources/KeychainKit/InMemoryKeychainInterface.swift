@@ -32,6 +32,10 @@ public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendabl
         try access { state throws(KeychainError) in state.items[key] }
     }
 
+    public func containsItem(_ key: KeychainAttributes) throws(KeychainError) -> Bool {
+        try access { state throws(KeychainError) in state.items[key] != nil }
+    }
+
     public func updateItem(_ key: KeychainAttributes, value: [UInt8]) throws(KeychainError) {
         try access { state throws(KeychainError) in
             guard state.items[key] != nil else { throw .itemNotFound }

@@ -54,6 +54,17 @@ where Interface: KeychainInterfaceProtocol {
         return String(validating: bytes, as: UTF8.self)
     }
 
+    /// Whether an item exists for a key, decided without reading its value.
+    ///
+    /// An item in a locked collection exists: `true`, although reading it
+    /// throws ``KeychainError/interactionNotAllowed``. A value that is not
+    /// valid UTF-8 exists too, although ``value(forKey:)`` reads it as `nil`.
+    public func contains(_ key: KeychainAttributes) throws(KeychainError) -> Bool {
+        registrar.access(self, keyPath: keyPath(for: key))
+        try key.validate()
+        return try lock.withLock { () throws(KeychainError) in try interface.containsItem(key) }
+    }
+
     /// Inserts or updates the value for a key, stored as UTF-8.
     public func updateValue(_ value: String, forKey key: KeychainAttributes) throws(KeychainError) {
         try updateData(Array(value.utf8), forKey: key)
@@ -136,11 +147,18 @@ where Interface: KeychainInterfaceProtocol {
     /// The per-key key path Observation tracks.
     private subscript(observationKey key: KeychainAttributes) -> Void { () }
 
-    /// The key path of `key`, made once per key: forming a key path into a
-    /// generic class costs the runtime thousands of instructions.
+    /// Key paths kept at most; beyond, the cache starts over. Key paths of
+    /// one key are equal whenever they were made, so starting over changes
+    /// nothing for Observation, and reading millions of distinct keys costs
+    /// constant memory.
+    static var keyPathCapacity: Int { 1024 }
+
+    /// The key path of `key`, made once per key while cached: forming a key
+    /// path into a generic class costs the runtime thousands of instructions.
     private func keyPath(for key: KeychainAttributes) -> KeyPath<Keychain, Void> {
         keyPaths.withLock { cache in
             if let cached = cache[key] { return cached }
+            if cache.count >= Self.keyPathCapacity { cache.removeAll(keepingCapacity: true) }
             let made = \Keychain.[observationKey: key]
             cache[key] = made
             return made
@@ -152,11 +170,12 @@ where Interface: KeychainInterfaceProtocol {
         _ event: KeychainEvent,
         _ body: () throws(KeychainError) -> Void
     ) throws(KeychainError) {
+        // An unusable key is no attempt: it notifies nobody (as in the C API).
+        try key.validate()
         let keyPath = keyPath(for: key)
         registrar.willSet(self, keyPath: keyPath)
         let error: KeychainError?
         do throws(KeychainError) {
-            try key.validate()
             try lock.withLock { () throws(KeychainError) in try body() }
             error = nil
         } catch let failure {

@@ -8,6 +8,10 @@ public protocol KeychainInterfaceProtocol: Sendable {
     /// Returns the value stored for `key`, or `nil` when no item exists.
     func readItem(_ key: KeychainAttributes) throws(KeychainError) -> [UInt8]?
 
+    /// Whether an item exists for `key`, readable or in a locked collection,
+    /// decided without reading its secret.
+    func containsItem(_ key: KeychainAttributes) throws(KeychainError) -> Bool
+
     /// Replaces the value of an existing item; throws
     /// ``KeychainError/itemNotFound`` when there is none.
     func updateItem(_ key: KeychainAttributes, value: [UInt8]) throws(KeychainError)
@@ -24,6 +28,17 @@ public protocol KeychainInterfaceProtocol: Sendable {
     /// sorted by their UTF-8 bytes, without duplicates. Locked items count:
     /// their attributes are not secret.
     func accounts(inService service: String) throws(KeychainError) -> [String]
+}
+
+extension KeychainInterfaceProtocol {
+
+    /// Reads the item and wipes its value: for backends that cannot tell
+    /// presence more cheaply.
+    public func containsItem(_ key: KeychainAttributes) throws(KeychainError) -> Bool {
+        guard var value = try readItem(key) else { return false }
+        value.wipe()
+        return true
+    }
 }
 
 extension Array where Element == String {

@@ -21,6 +21,9 @@ public protocol KeychainProtocol: AnyObject, Sendable {
     /// Returns the bytes stored for a key, or `nil` when absent.
     func data(forKey key: KeychainAttributes) throws(KeychainError) -> [UInt8]?
 
+    /// Whether an item exists for a key, decided without reading its value.
+    func contains(_ key: KeychainAttributes) throws(KeychainError) -> Bool
+
     /// Inserts or updates the bytes for a key.
     func updateData(_ value: [UInt8], forKey key: KeychainAttributes) throws(KeychainError)
 

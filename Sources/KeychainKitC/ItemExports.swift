@@ -53,6 +53,19 @@ public func kk_get(
 }
 
 @c @implementation
+public func kk_exists(_ kc: OpaquePointer?, _ service: UnsafePointer<CChar>?, _ account: UnsafePointer<CChar>?) -> kk_status {
+    status { () throws(ArgumentFailure) in
+        let handle = try handle(kc)
+        let key = try key(service: service, account: account)
+        do throws(KeychainError) {
+            return try handle.keychain.contains(key) ? KK_OK : fail(KK_ENOTFOUND, nil)
+        } catch {
+            return fail(error)
+        }
+    }
+}
+
+@c @implementation
 public func kk_set(
     _ kc: OpaquePointer?, _ service: UnsafePointer<CChar>?, _ account: UnsafePointer<CChar>?,
     _ value: UnsafeRawPointer?, _ length: Int

@@ -41,6 +41,17 @@ struct ObserverRegistryTests {
     }
 
     @Test(arguments: Backend.allCases)
+    func attemptsWithAnUnusableKeyNotifyNobody(_ backend: Backend) throws {
+        let keychain = Keychain(interface: try backend.makeInterface())
+        let invalid = KeychainAttributes(account: "", service: uniqueService())
+        let log = ChangeLog()
+        _ = keychain.addObserver(forKey: invalid) { log.append($0) }
+        #expect(throws: KeychainError.invalidArgument) { try keychain.updateValue("v", forKey: invalid) }
+        #expect(throws: KeychainError.invalidArgument) { try keychain.removeValue(forKey: invalid) }
+        #expect(log.all.isEmpty, "as in the C API, a rejected call is no attempt")
+    }
+
+    @Test(arguments: Backend.allCases)
     func observersRunAfterTheAttempt(_ backend: Backend) throws {
         let interface = try backend.makeInterface()
         let keychain = Keychain(interface: interface)

@@ -18,6 +18,26 @@ struct ReferenceSemanticsTests {
     }
 
     @Test(arguments: Backend.allCases)
+    func containsTellsPresenceWithoutReadingTheValue(_ backend: Backend) throws {
+        let interface = try backend.makeInterface()
+        let keychain = Keychain(interface: interface)
+        let key = uniqueKey(), bytes = uniqueKey("bytes")
+        #expect(try keychain.contains(key) == false)
+        #expect(try keychain.contains(key) == false, "a remembered absence is confirmed, not assumed")
+        try keychain.updateValue("v", forKey: key)
+        #expect(try keychain.contains(key) == true)
+        try interface.insertItem(bytes, value: [0xff, 0xfe])
+        #expect(try keychain.contains(bytes) == true, "a value that is not UTF-8 exists")
+        #expect(try keychain.value(forKey: bytes) == nil)
+        try keychain.removeValue(forKey: key)
+        try keychain.removeValue(forKey: bytes)
+        #expect(try keychain.contains(key) == false)
+        #expect(throws: KeychainError.invalidArgument) {
+            try keychain.contains(KeychainAttributes(account: "", service: key.service))
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
     func removingAnAbsentItemSucceeds(_ backend: Backend) throws {
         let keychain = Keychain(interface: try backend.makeInterface())
         try keychain.removeValue(forKey: uniqueKey())

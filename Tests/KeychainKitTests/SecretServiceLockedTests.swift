@@ -27,6 +27,7 @@ struct SecretServiceLockedTests {
             try keychain.updateValue("new", forKey: fresh)
         }
         #expect(keychain[key] == nil, "the subscript discards the error")
+        #expect(try keychain.contains(key), "a locked item exists")
         #expect(try admin.itemCount(service: key.service, account: key.account) == 1, "nothing was removed")
 
         try admin.unlock(collection, password: password)

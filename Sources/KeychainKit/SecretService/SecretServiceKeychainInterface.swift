@@ -90,6 +90,17 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         }
     }
 
+    public func containsItem(_ key: KeychainAttributes) throws(KeychainError) -> Bool {
+        try withConnection { connection throws(SecretServiceFailure) in
+            if connection.cache.lookup(key, changes: connection.changes) != nil {
+                try connection.bus.synchronize()
+                if let entry = connection.cache.lookup(key, changes: connection.changes) { return entry != .absent }
+            }
+            let found = try search(key, on: connection)
+            return !found.unlocked.isEmpty || !found.locked.isEmpty
+        }
+    }
+
     public func updateItem(_ key: KeychainAttributes, value: [UInt8]) throws(KeychainError) {
         try withConnection { connection throws(SecretServiceFailure) in
             switch connection.cache.lookup(key, changes: connection.changes) {
