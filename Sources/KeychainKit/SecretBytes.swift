@@ -11,6 +11,20 @@ extension Array where Element == UInt8 {
         removeAll()
     }
 
+    /// Appends `bytes`. When that needs a larger buffer, the old one is
+    /// wiped once its contents have moved, so growing a secret leaves no
+    /// stale copy of it behind.
+    package mutating func appendWipingOldStorage<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        if count + bytes.count > capacity {
+            var larger: [UInt8] = []
+            larger.reserveCapacity(Swift.max(2 * capacity, count + bytes.count, 64))
+            larger.append(contentsOf: self)
+            wipe()
+            self = larger
+        }
+        append(contentsOf: bytes)
+    }
+
     /// Whether the bytes are valid UTF-8, decided without copying them.
     var isValidUTF8: Bool {
         var iterator = makeIterator()

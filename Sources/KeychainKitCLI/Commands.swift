@@ -26,8 +26,8 @@ struct Commands {
             guard var secret = found else {
                 throw CLIFailure(.notFound, "no secret for '\(account)' on '\(service)'")
             }
-            if newline { secret.append(UInt8(ascii: "\n")) }
             defer { secret.wipe() }
+            if newline { secret.appendWipingOldStorage([UInt8(ascii: "\n")]) }
             try StandardStreams.write(secret)
         case let .remove(account):
             try keychainCall("removing '\(account)'") { () throws(KeychainError) in
@@ -72,7 +72,7 @@ struct Commands {
                 } else {
                     state = "absent"
                 }
-                if var old = previousValue { old.wipe() }
+                previousValue?.wipe()  // in place: a `var` copy would wipe nothing
                 previousValue = value
             } catch {
                 state = "\(error)"

@@ -39,12 +39,13 @@ enum StandardStreams {
         }
         var line: [UInt8] = []
         var byte: UInt8 = 0
+        defer { byte = 0 }
         while true {
             let count = read(STDIN_FILENO, &byte, 1)
             if count < 0 && errno == EINTR { continue }
             if count < 0 { throw CLIFailure(.io, "cannot read standard input") }
             if count == 0 || byte == UInt8(ascii: "\n") { break }
-            line.append(byte)
+            line.appendWipingOldStorage([byte])
         }
         return line
     }
@@ -52,12 +53,13 @@ enum StandardStreams {
     private static func readAll(_ descriptor: Int32) throws(CLIFailure) -> [UInt8] {
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
+        defer { chunk.wipe() }
         while true {
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             if count < 0 { throw CLIFailure(.io, "cannot read standard input") }
             if count == 0 { break }
-            result += chunk[0..<count]
+            chunk.withUnsafeBytes { result.appendWipingOldStorage(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         }
         return result
     }

@@ -94,6 +94,8 @@ TEST(remove_rejects_null_pointers)
     CHECK_STATUS(kk_set(kc, svc, "acct", "v", 1), KK_OK);
     CHECK_STATUS(kk_remove(NULL, svc, "acct"), KK_EINVAL);
     CHECK_STATUS(kk_remove(kc, svc, NULL), KK_EINVAL);
+    CHECK_STATUS(kk_exists(NULL, svc, "acct"), KK_EINVAL);
+    CHECK_STATUS(kk_exists(kc, svc, NULL), KK_EINVAL);
     CHECK_VALUE(kc, svc, "acct", "v", 1);
     kk_close(kc);
 }
@@ -141,6 +143,7 @@ static void check_key_rejected(kk_keychain *kc, const char *service, const char 
     kt_check(value == NULL, file, line, "kk_get set *out_value to NULL");
     kt_check_status(kk_set(kc, service, account, "v", 1), KK_EINVAL, file, line, "kk_set");
     kt_check_status(kk_remove(kc, service, account), KK_EINVAL, file, line, "kk_remove");
+    kt_check_status(kk_exists(kc, service, account), KK_EINVAL, file, line, "kk_exists");
     kt_check_status(kk_observe(kc, service, account, ignore_event, NULL, count_destroy, &token),
                     KK_EINVAL, file, line, "kk_observe");
     kt_check(destroy_calls == 0, file, line, "a rejected kk_observe calls no destroy");

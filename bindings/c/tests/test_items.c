@@ -16,6 +16,23 @@ TEST(get_absent_is_not_found)
     kk_close(kc);
 }
 
+TEST(exists_tells_presence_without_the_value)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    const char *svc = kt_service();
+    CHECK_STATUS(kk_exists(kc, svc, "acct"), KK_ENOTFOUND);
+    CHECK_STATUS(kk_exists(kc, svc, "acct"), KK_ENOTFOUND); /* a remembered absence, confirmed */
+    static const unsigned char binary[] = {0xff, 0xfe, 0x00};
+    CHECK_STATUS(kk_set(kc, svc, "acct", binary, sizeof binary), KK_OK);
+    CHECK_STATUS(kk_exists(kc, svc, "acct"), KK_OK);
+    CHECK_STATUS(kk_exists(kc, svc, "other"), KK_ENOTFOUND);
+    CHECK_STATUS(kk_exists(kc, NULL, "acct"), KK_ENOTFOUND); /* the default service is another */
+    CHECK_STATUS(kk_remove(kc, svc, "acct"), KK_OK);
+    CHECK_STATUS(kk_exists(kc, svc, "acct"), KK_ENOTFOUND);
+    kk_close(kc);
+}
+
 TEST(set_then_get_round_trips)
 {
     kk_keychain *kc = kt_open();

@@ -61,6 +61,7 @@ TEST_ON(KT_SECRET_SERVICE, locked_collection_is_elocked_not_absent)
         CHECK(value == NULL);
         const char *m = kk_error_message();
         CHECK(m != NULL && m[0] != '\0');
+        CHECK_STATUS(kk_exists(kc, svc, "acct"), KK_OK); /* present, though unreadable */
 
         CHECK_STATUS(kk_set(kc, svc, "acct", "SUPERSECRET-while-locked", 24), KK_ELOCKED);
         CHECK_EQ(seen.calls, 1); /* a failed attempt notifies too */

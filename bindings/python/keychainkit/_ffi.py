@@ -35,6 +35,7 @@ _PROTOTYPES: Dict[str, Tuple[Any, Sequence[Any]]] = {
     "kk_open_memory": (c_int, [POINTER(c_void_p)]),
     "kk_close": (None, [c_void_p]),
     "kk_get": (c_int, [c_void_p, c_char_p, c_char_p, POINTER(c_void_p), POINTER(c_size_t)]),
+    "kk_exists": (c_int, [c_void_p, c_char_p, c_char_p]),
     "kk_set": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p, c_size_t]),
     "kk_remove": (c_int, [c_void_p, c_char_p, c_char_p]),
     "kk_list": (c_int, [c_void_p, c_char_p, POINTER(ACCOUNT_LIST), POINTER(c_size_t)]),
@@ -60,6 +61,7 @@ kk_open_secret_service = library.kk_open_secret_service
 kk_open_memory = library.kk_open_memory
 kk_close = library.kk_close
 kk_get = library.kk_get
+kk_exists = library.kk_exists
 kk_set = library.kk_set
 kk_remove = library.kk_remove
 kk_list = library.kk_list

@@ -157,6 +157,19 @@ class Keychain(MutableMapping[str, str]):
             finally:
                 _ffi.kk_secret_free(value)
 
+    def contains(self, account: str, service: Optional[str] = None) -> bool:
+        """Whether an item exists for the key, decided without reading its
+        value (no secret enters this process). An item in a locked
+        collection exists, and so does a value that is not valid UTF-8."""
+        service_name, account_name = self._key(account, service)
+        with self._handle as pointer:
+            status = _ffi.kk_exists(pointer, service_name, account_name)
+        if status == Status.ENOTFOUND:
+            return False
+        if status != Status.OK:
+            raise _ffi.failure(status, self._describe(account, service))
+        return True
+
     def value(self, account: str, service: Optional[str] = None) -> Optional[str]:
         """The value stored for the key, as text, or ``None`` when absent or
         not valid UTF-8 (read those with :meth:`value_bytes`)."""
@@ -227,13 +240,16 @@ class Keychain(MutableMapping[str, str]):
     def __delitem__(self, account: str) -> None:
         """``del kc[account]``: removes the item, whatever its value;
         :class:`ItemNotFound` when there was none."""
-        if self.value_bytes(account) is None:
+        if not self.contains(account):
             raise ItemNotFound(f"no item for the key ({self._describe(account, None)})")
         self.remove_value(account)
 
     def __contains__(self, account: object) -> bool:
-        """``account in kc``: whether ``kc[account]`` would return a value."""
-        return self.value(account) is not None  # type: ignore[arg-type]
+        """``account in kc``: whether an item exists for ``account`` (see
+        :meth:`contains`), as ``list(kc)`` would list it. The value is not
+        read: an item in a locked collection is in ``kc`` although reading it
+        raises :class:`InteractionNotAllowed`."""
+        return self.contains(account)  # type: ignore[arg-type]
 
     def get(self, account: str, default: Any = None) -> Any:
         """The text value for ``account``, or ``default`` when absent (other

@@ -34,12 +34,12 @@ def test_the_environment_variable_names_the_only_candidate(tmp_path: Path) -> No
 
 
 def test_without_it_bundled_then_soname_then_find_library(tmp_path: Path) -> None:
-    (tmp_path / "libkeychainkit.so.0.2.0").symlink_to(LIBRARY)
+    (tmp_path / "libkeychainkit.so.0.3.0").symlink_to(LIBRARY)
     (tmp_path / "libkeychainkit.so.0").symlink_to(LIBRARY)
     found = list(_library.candidates({}, tmp_path))
     assert [candidate.name for candidate in found] == [
         str(tmp_path / "libkeychainkit.so.0"),
-        str(tmp_path / "libkeychainkit.so.0.2.0"),
+        str(tmp_path / "libkeychainkit.so.0.3.0"),
         SONAME,
         ctypes.util.find_library("keychainkit"),
     ]

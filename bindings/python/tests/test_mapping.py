@@ -191,7 +191,7 @@ def test_a_value_that_is_not_utf8_is_listed_but_reading_it_as_text_raises_key_er
     kc["text"] = "t"
     assert list(kc) == ["binary", "text"]
     assert len(kc) == 2
-    assert "binary" not in kc  # the str API: absent as text
+    assert "binary" in kc  # the item exists, as list(kc) says
     readers: List[Callable[[], object]] = [
         lambda: list(kc.values()),
         lambda: list(kc.items()),
@@ -217,3 +217,20 @@ def test_a_non_str_key_is_an_invalid_argument(kc: Keychain, account: object) -> 
         account in kc  # noqa: B015
     with pytest.raises(InvalidArgument):
         kc[account] = "x"  # type: ignore[index]
+
+
+def test_in_and_del_never_read_the_secret(kc: Keychain, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Presence is asked of kk_exists: no plaintext copy in an unwipeable bytes.
+    from keychainkit import _ffi
+
+    kc["token"] = "secret"
+
+    def no_reads(*_: object) -> int:
+        raise AssertionError("kk_get was called to test presence")
+
+    monkeypatch.setattr(_ffi, "kk_get", no_reads)
+    assert "token" in kc and "absent" not in kc
+    del kc["token"]
+    assert "token" not in kc
+    with pytest.raises(ItemNotFound):
+        del kc["token"]
