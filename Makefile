@@ -13,7 +13,8 @@
 #                   the slower reliability checks: the Swift suite under
 #                   ThreadSanitizer and a bounded libFuzzer run (FUZZ_SECONDS)
 #   make install    install the library, header, pkg-config file and tool
-#                   (PREFIX=/usr/local, DESTDIR= for staging)
+#                   (PREFIX=/usr/local, DESTDIR= for staging) as built by
+#                   make lib cli, without building again: sudo needs no swift
 #   make uninstall  remove what make install installed
 #   make deps       install missing Debian packages
 
@@ -35,7 +36,7 @@ LIB      := $(BUILD)/lib/$(REALNAME)
 CLI      := $(BUILD)/bin/keychainkit
 PYTHON    = $(shell scripts/python-venv.sh)
 
-.PHONY: all demo deps release lib cli install uninstall test test-swift test-c test-python test-cli test-packaging test-abi test-bench test-readme test-hygiene test-sanitizers check-extended bench clean
+.PHONY: all demo deps release lib cli install uninstall test test-swift test-c test-python test-cli test-packaging test-abi test-bench test-readme test-hygiene test-sanitizers check-extended bench clean FORCE
 
 all: lib cli
 
@@ -49,35 +50,59 @@ demo: deps
 # of everything but the kk_ symbols it exports.
 lib: $(LIB)
 
+cli: $(CLI)
+
+release: $(LIB) $(CLI)
+
 # One release build of every product, with the Swift runtime linked
 # statically, so that neither the library nor the tool needs a toolchain.
-release:
-	$(SWIFT) build -c release -Xswiftc -static-stdlib
+# It runs only when an input is newer than the stamp, when the list of inputs
+# (which the stamp holds) has changed, or when an output and SwiftPM's copy
+# of it are both gone: `make lib cli` as a user, then `sudo make install`
+# (no swift on PATH) installs what was built without building again. The
+# stamp has the time the build started, so a source edited during the build
+# is newer than it.
+RELEASE := .build/release
+STAMP   := $(BUILD)/release.stamp
+INPUTS  := Package.swift include/keychainkit.h $(sort $(shell find Sources -type f))
+BUILT   := $(shell cat $(STAMP) 2>/dev/null)
+STALE   := $(if $(filter-out $(BUILT),$(INPUTS))$(filter-out $(INPUTS),$(BUILT)),FORCE) \
+           $(if $(wildcard $(LIB) $(RELEASE)/libkeychainkit.so),,FORCE) \
+           $(if $(wildcard $(CLI) $(RELEASE)/keychainkit-cli),,FORCE)
 
-$(LIB): release
+$(STAMP): $(INPUTS) $(STALE)
+	@command -v $(firstword $(SWIFT)) >/dev/null 2>&1 || { \
+	    echo "make: $(firstword $(SWIFT)) is not on PATH, and the build in $(BUILD)/ is missing or older than the sources." >&2; \
+	    echo "make: run 'make lib cli' first, as your user with the Swift toolchain on PATH; then 'sudo make install' installs that build." >&2; \
+	    exit 1; }
+	@mkdir -p $(BUILD) && echo '$(INPUTS)' > $@.new
+	$(SWIFT) build -c release -Xswiftc -static-stdlib
+	@mv -f $@.new $@ 2>/dev/null || test -f $@
+
+$(LIB): $(STAMP)
 	mkdir -p $(BUILD)/lib
-	strip --strip-unneeded -o $@ .build/release/libkeychainkit.so
+	strip --strip-unneeded -o $@ $(RELEASE)/libkeychainkit.so
 	ln -sf $(REALNAME) $(BUILD)/lib/$(SONAME)
 	ln -sf $(SONAME) $(BUILD)/lib/libkeychainkit.so
 
-cli: $(CLI)
-
-$(CLI): release
+$(CLI): $(STAMP)
 	mkdir -p $(BUILD)/bin
-	strip -o $@ .build/release/keychainkit-cli
+	strip -o $@ $(RELEASE)/keychainkit-cli
 
-$(BUILD)/keychainkit.pc: pkgconfig/keychainkit.pc.in include/keychainkit.h
-	mkdir -p $(BUILD)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+FORCE:
 
-install: $(LIB) $(CLI) $(BUILD)/keychainkit.pc
+# Installs what `make lib cli` built; needs no toolchain when that is up to
+# date. The .pc file is written here, for this PREFIX and LIBDIR.
+install: $(LIB) $(CLI)
 	install -d $(DESTDIR)$(PREFIX)/$(LIBDIR) $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/keychainkit
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/$(LIBDIR)/$(REALNAME)
 	ln -sf $(REALNAME) $(DESTDIR)$(PREFIX)/$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/$(LIBDIR)/libkeychainkit.so
 	install -m 644 include/keychainkit.h $(DESTDIR)$(PREFIX)/include/keychainkit.h
-	install -m 644 $(BUILD)/keychainkit.pc $(DESTDIR)$(PREFIX)/$(LIBDIR)/pkgconfig/keychainkit.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    pkgconfig/keychainkit.pc.in > $(DESTDIR)$(PREFIX)/$(LIBDIR)/pkgconfig/keychainkit.pc
+	chmod 644 $(DESTDIR)$(PREFIX)/$(LIBDIR)/pkgconfig/keychainkit.pc
 	@if [ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null && [ "$$(id -u)" -eq 0 ]; then ldconfig; fi
 
 uninstall:

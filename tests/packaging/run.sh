@@ -3,7 +3,9 @@
 # install / uninstall into a staging DESTDIR, a C program built with only
 # pkg-config against the installed prefix, and that program running on a
 # machine without the Swift toolchain (its directory hidden by a private
-# mount namespace). Prints `N passed, N failed`; exits non-zero on failure.
+# mount namespace); that the build is up to date for make right after it, and
+# that make install of it needs no swift on PATH (as under sudo). Prints
+# `N passed, N failed`; exits non-zero on failure.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -44,6 +46,29 @@ no_swift_runtime_needed() {
     ! readelf -d "$lib" | grep NEEDED | grep -qi swift
 }
 check "needs no Swift runtime library" no_swift_runtime_needed
+
+# Right after a build, make's question mode finds nothing to rebuild: the
+# library and the tool are files made from their inputs, not a phony build.
+up_to_date_after_build() {
+    make -s lib cli || return 1
+    make -q lib cli || { echo "make -q lib cli: out of date; make -n would run:"; make -n lib cli; return 1; }
+}
+check "make -q lib cli: nothing to rebuild right after make lib cli" up_to_date_after_build
+
+# As `sudo make install` after `make lib cli`: sudo's PATH has no swift, and
+# installing must not build again.
+install_without_swift_on_path() {
+    local path=/usr/sbin:/usr/bin:/sbin:/bin d="$work/stage-no-swift" p=/usr/local
+    if env PATH=$path sh -c 'command -v swift'; then echo "swift is on PATH=$path"; return 1; fi
+    env PATH=$path make -C "$root" install DESTDIR="$d" PREFIX=$p || return 1
+    cmp "$lib" "$d$p/lib/$(basename "$lib")" &&
+    [ "$(readlink "$d$p/lib/libkeychainkit.so.$version")" = "$(basename "$lib")" ] &&
+    [ -e "$d$p/lib/libkeychainkit.so" ] &&
+    cmp include/keychainkit.h "$d$p/include/keychainkit.h" &&
+    grep -qx "prefix=$p" "$d$p/lib/pkgconfig/keychainkit.pc" &&
+    [ -x "$d$p/bin/keychainkit" ] && cmp build/bin/keychainkit "$d$p/bin/keychainkit"
+}
+check "make install with no swift on PATH installs the build (library, header, .pc, tool)" install_without_swift_on_path
 
 stage="$work/stage" prefix=/opt/keychainkit-test
 check "make install into DESTDIR" make -s install PREFIX=$prefix DESTDIR="$stage"
