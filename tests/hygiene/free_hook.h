@@ -5,7 +5,9 @@
  * definition comes first in symbol lookup, so the library's calls to free()
  * (through its PLT) land here too; every call is forwarded to glibc's
  * allocator. While a value is watched, the free of the block that holds it
- * is inspected before the memory goes back to the allocator.
+ * is inspected before the memory goes back to the allocator. While markers
+ * are scanned for (fh_scan), every freed block is searched, and realloc()
+ * (defined there too) counts the old block of a move as freed.
  */
 #ifndef FREE_HOOK_H
 #define FREE_HOOK_H
@@ -33,6 +35,42 @@ void fh_count(void);
 
 /** Stops watching and returns what was seen. */
 fh_result fh_stop(void);
+
+/* ---- scanning every freed block ----------------------------------------- */
+
+#define FH_FRAMES 24
+
+/** What fh_scan() saw until fh_scan_stop(). */
+typedef struct fh_scan_result {
+    int frees;              /* blocks given back: free(), and realloc() moves */
+    int reallocs;           /* realloc() calls of a non-NULL block */
+    int blocks_with_marker; /* of those, how many held a marker */
+    int blocks_with_witness; /* how many held the witness (not a secret) */
+    /* The first block that held one: */
+    int marker;             /* index of the marker found */
+    size_t size;            /* its usable size */
+    size_t offset;          /* where the marker starts in it */
+    int by_realloc;         /* 1 when realloc() moved it, 0 for free() */
+    int frames;             /* the call stack of that free or realloc */
+    void *frame[FH_FRAMES];
+} fh_scan_result;
+
+/** From now on, searches every block freed (anywhere in the process: the
+ *  library, libcrypto, libsystemd, the Swift runtime) for the markers,
+ *  across its whole usable size; also the old block of a realloc() that
+ *  moved it, which the allocator takes back unwiped. `witness` (or NULL)
+ *  is a string that is not secret, counted apart: finding it shows that
+ *  the blocks where it lives (say, D-Bus messages) were searched. The
+ *  strings must stay valid until fh_scan_stop(). */
+void fh_scan(const char *const *markers, int n_markers, const char *witness);
+
+/** Stops scanning and returns what was seen. */
+fh_scan_result fh_scan_stop(void);
+
+/** Prints where the first block with a marker was freed (its size, the
+ *  marker's offset, the call stack as module+offset, to resolve with
+ *  addr2line against unstripped builds) to standard output. */
+void fh_print_origin(const fh_scan_result *r);
 
 #define FH_HEADER_MAX 64
 

@@ -1,20 +1,24 @@
 #!/bin/sh
-# Secret hygiene tests: kk_secret_free wipes (test_secret_free.c), no secret
+# Secret hygiene tests: kk_secret_free wipes (test_secret_free.c), no
+# memory goes back to the allocator holding a secret in clear, on either
+# backend (test_freed_blocks.c: every freed block is searched), no secret
 # in error messages (test_error_messages.c) nor in Secret Service labels
-# and attributes (test_item_metadata.c), the CLI never takes a secret in
-# argv (cli.sh). The C tests form their own runner, built from the
-# framework of bindings/c/tests (kk_test.c, kt_keychain.c,
+# and attributes (test_item_metadata.c), reading absent keys costs bounded
+# memory (test_bounded_memory.c), no secret crosses the bus in clear
+# (bus_monitor.sh: dbus-monitor records the private bus), the CLI never
+# takes a secret in argv (cli.sh). The C tests form their own runner, built
+# from the framework of bindings/c/tests (kk_test.c, kt_keychain.c,
 # kt_secret_service.c, used as they are) plus the files here, run on the
 # memory backend and inside scripts/with-secret-service.sh. The last line
-# is exactly "N passed, N failed" (the sum of the runners' and cli.sh's
-# closing lines); the exit status is non-zero on any failure.
+# is exactly "N passed, N failed" (the sum of the runners' and the
+# scripts' closing lines); the exit status is non-zero on any failure.
 #
 #   tests/hygiene/run.sh [LIBDIR]     (default build/lib of this repository)
 #
 # The CLI is LIBDIR/../bin/keychainkit when it exists, else
 # build/bin/keychainkit of this repository ($KEYCHAINKIT_CLI overrides).
-# Not built with sanitizers: free_hook.c interposes free(), which ASan
-# also does. Works from any directory.
+# Not built with sanitizers: free_hook.c interposes free() and realloc(),
+# which ASan also does. Works from any directory.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,9 +39,12 @@ cli=${KEYCHAINKIT_CLI:-}
 
 # ---- build -------------------------------------------------------------------
 # -fno-builtin-free: our free() is an ordinary function to the compiler.
+# GIO: not for the library (its transport is sd-bus), but
+# for the tests' own D-Bus access to the keyring, bypassing the library
+# (kt_secret_service.c, test_item_metadata.c).
 runner="$out/kk_hygiene_tests"
 # shellcheck disable=SC2046 # pkg-config output is a list of flags
-if ! gcc -std=c11 -Wall -Wextra -Werror -pthread -O1 -g -fno-builtin-free \
+if ! gcc -std=c11 -Wall -Wextra -Werror -pthread -O1 -g -fno-builtin-free -fno-builtin-realloc \
     -I"$root/include" -I"$cdir" -o "$runner" \
     "$cdir/kk_test.c" "$cdir/kt_keychain.c" "$cdir/kt_secret_service.c" "$here"/*.c \
     $(pkg-config --cflags --libs gio-2.0) \
@@ -65,5 +72,7 @@ echo "== C hygiene tests on secret-service (private keyring)"
 run tests-secret-service "$harness" "$runner" secret-service
 echo "== CLI (private keyring)"
 run cli "$harness" "$here/cli.sh" "$cli"
+echo "== no secret on the bus (dbus-monitor, private keyring)"
+run bus-monitor "$harness" "$here/bus_monitor.sh" "$cli" "$libdir"
 
 finish
