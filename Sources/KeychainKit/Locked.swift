@@ -4,29 +4,136 @@ import Synchronization
 import Glibc
 #endif
 
-/// A pthread mutex that survives fork().
-///
-/// Used instead of `Synchronization.Mutex`, which on Linux waits on futexes
-/// that ThreadSanitizer cannot see: with pthread mutexes, a TSan run of the
-/// test suite checks our locking instead of reporting every guarded access.
-///
-/// A fork()ed child has one thread; a lock that another thread of the
-/// parent held at the moment of fork() would stay held forever in the child.
-/// So the first use of each lock in a child re-initialises it (see
-/// ``ForkGeneration``): what a lock guards here is either not shared state
-/// (a keychain's operation lock) or state the child rebuilds (connections).
+// Locks, and what becomes of them across fork().
+//
+// pthread mutexes instead of `Synchronization.Mutex`, which on Linux waits
+// on futexes that ThreadSanitizer cannot see: with pthread mutexes, a TSan
+// run of the test suite checks our locking instead of reporting every
+// guarded access.
+//
+// A fork()ed child has one thread. A lock another thread of the parent
+// held at the moment of fork() would stay held forever in the child, and
+// the data it guards could be half-changed. Two kinds of lock avoid both:
+// - ``Locked`` guards data for short sections. fork() waits (in a
+//   `pthread_atfork` prepare handler) until no such section runs, so the
+//   child inherits consistent data and free locks.
+// - ``Lock`` serialises whole operations, possibly long (a D-Bus call with
+//   its timeout), so fork() cannot wait for it. It guards no data the child
+//   reads, and the child re-initialises it on first use (``ForkGeneration``).
+
+/// A pthread mutex for long sections (whole keychain operations), usable
+/// again in a fork()ed child even when another parent thread held it.
 final class Lock: @unchecked Sendable {
 
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let mutex = PthreadMutex()
 
     /// The ``ForkGeneration`` the mutex was last initialised in.
     private let generation: Atomic<UInt>
 
     init() {
+        generation = Atomic(ForkGeneration.current)
+    }
+
+    /// Runs `body` holding the mutex.
+    @inline(__always)
+    func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        let current = ForkGeneration.current
+        if generation.load(ordering: .acquiring) != current { reinitialize(for: current) }
+        return try mutex.withLock(body)
+    }
+
+    /// Re-initialises the mutex once in a new fork generation.
+    private func reinitialize(for current: UInt) {
+        ForkGeneration.serialize {
+            guard generation.load(ordering: .acquiring) != current else { return }
+            mutex.reinitialize()
+            generation.store(current, ordering: .releasing)
+        }
+    }
+}
+
+/// A value guarded for short sections; fork() waits until none runs.
+final class Locked<Value>: @unchecked Sendable {
+
+    private let mutex = PthreadMutex()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    /// Runs `body` with exclusive access to the value. `body` must be short
+    /// and must not fork, wait on other threads or call user code.
+    @inline(__always)
+    func withLock<Result, Failure: Error>(
+        _ body: (inout Value) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try ForkGeneration.withoutFork { () throws(Failure) -> Result in
+            try mutex.withLock { () throws(Failure) -> Result in try body(&value) }
+        }
+    }
+}
+
+/// What fork() does to the library's locks.
+enum ForkGeneration {
+
+    private static let counter = Atomic<UInt>(0)
+
+    /// The handlers and their locks, installed once.
+    private struct Handlers {
+        /// Held shared by every ``Locked`` section, exclusively across fork().
+        let sections: UnsafeMutablePointer<pthread_rwlock_t>
+        /// Serialises ``Lock`` re-initialisations.
+        let reinitializing: PthreadMutex
+    }
+
+    nonisolated(unsafe) private static let handlers: Handlers = {
+        let sections = UnsafeMutablePointer<pthread_rwlock_t>.allocate(capacity: 1)
+        sections.initialize(to: pthread_rwlock_t())
+        pthread_rwlock_init(sections, nil)
+        pthread_atfork(
+            { pthread_rwlock_wrlock(ForkGeneration.handlers.sections) },
+            { pthread_rwlock_unlock(ForkGeneration.handlers.sections) },
+            {
+                // The child's thread is not the one that took the write
+                // lock (glibc checks the thread id): start both afresh.
+                pthread_rwlock_init(ForkGeneration.handlers.sections, nil)
+                ForkGeneration.handlers.reinitializing.reinitialize()
+                ForkGeneration.counter.add(1, ordering: .releasing)
+            })
+        return Handlers(sections: sections, reinitializing: PthreadMutex())
+    }()
+
+    /// The current generation: the number of fork()s since the library
+    /// was loaded in this process's ancestor.
+    static var current: UInt {
+        _ = handlers  // installs the fork handlers once
+        return counter.load(ordering: .acquiring)
+    }
+
+    /// Runs `body` where fork() cannot happen in the middle of it.
+    @inline(__always)
+    static func withoutFork<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        let sections = handlers.sections
+        pthread_rwlock_rdlock(sections)
+        defer { pthread_rwlock_unlock(sections) }
+        return try body()
+    }
+
+    static func serialize(_ body: () -> Void) {
+        handlers.reinitializing.withLock(body)
+    }
+}
+
+/// A heap-allocated pthread mutex.
+final class PthreadMutex: @unchecked Sendable {
+
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    init() {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
-        generation = Atomic(ForkGeneration.current)
     }
 
     deinit {
@@ -35,72 +142,15 @@ final class Lock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    /// Runs `body` holding the mutex.
     @inline(__always)
     func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
-        let current = ForkGeneration.current
-        if generation.load(ordering: .acquiring) != current { reinitialize(for: current) }
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
 
-    /// Re-initialises the mutex once in a new fork generation.
-    private func reinitialize(for current: UInt) {
-        ForkGeneration.serialize {
-            guard generation.load(ordering: .acquiring) != current else { return }
-            pthread_mutex_init(mutex, nil)
-            generation.store(current, ordering: .releasing)
-        }
-    }
-}
-
-/// Counts the fork()s between the process that loaded the library and this
-/// one: a `pthread_atfork` child handler increments it.
-enum ForkGeneration {
-
-    private static let counter = Atomic<UInt>(0)
-
-    /// Serialises re-initialisations; itself re-initialised in the child.
-    nonisolated(unsafe) private static let reinitializing: UnsafeMutablePointer<pthread_mutex_t> = {
-        let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
+    /// Makes the mutex unlocked, whoever held it (only in a fork()ed child).
+    func reinitialize() {
         pthread_mutex_init(mutex, nil)
-        pthread_atfork(nil, nil) {
-            pthread_mutex_init(ForkGeneration.reinitializing, nil)
-            ForkGeneration.counter.add(1, ordering: .releasing)
-        }
-        return mutex
-    }()
-
-    /// The current generation (0 in the process that loaded the library).
-    static var current: UInt {
-        _ = reinitializing  // installs the fork handler once
-        return counter.load(ordering: .acquiring)
-    }
-
-    static func serialize(_ body: () -> Void) {
-        pthread_mutex_lock(reinitializing)
-        defer { pthread_mutex_unlock(reinitializing) }
-        body()
-    }
-}
-
-/// A value guarded by a ``Lock``.
-final class Locked<Value>: @unchecked Sendable {
-
-    private let lock = Lock()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    /// Runs `body` with exclusive access to the value.
-    @inline(__always)
-    func withLock<Result, Failure: Error>(
-        _ body: (inout Value) throws(Failure) -> Result
-    ) throws(Failure) -> Result {
-        try lock.withLock { () throws(Failure) -> Result in try body(&value) }
     }
 }

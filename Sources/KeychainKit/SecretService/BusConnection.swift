@@ -24,6 +24,10 @@ final class BusConnection {
     /// and opens its own.
     let ownerPID: pid_t
 
+    /// The connection's socket, recorded at open: sd-bus refuses to say it
+    /// in a fork()ed child, which must close its copy.
+    private var socket: Int32 = -1
+
     /// The bound on each call, in microseconds.
     let timeoutMicroseconds: UInt64
 
@@ -45,6 +49,14 @@ final class BusConnection {
     /// Whether the calling process opened this connection (it is not a
     /// fork()ed child's inheritance).
     var belongsToThisProcess: Bool { getpid() == ownerPID }
+
+    /// In a fork()ed child: closes the child's copy of the socket, so the
+    /// parent's connection ends when the parent closes it, and leaves the
+    /// rest alone. The connection must not be used or released afterwards.
+    func abandon() {
+        if socket >= 0 { close(socket) }
+        socket = -1
+    }
 
     /// How many change signals have been handled since the connection opened.
     var changes: UInt64 { counter.count }
@@ -73,6 +85,7 @@ final class BusConnection {
             }
         }
         let connection = BusConnection(bus: opened!, timeoutMicroseconds: timeoutMicroseconds)
+        connection.socket = sd_bus_get_fd(opened!)
         try connection.waitUntilReady(deadline)
         for rule in SecretServiceNames.changeMatchRules {
             // Installed without waiting for the bus's answer: the bus handles

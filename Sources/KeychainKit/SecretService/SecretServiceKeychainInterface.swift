@@ -40,9 +40,14 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// The bound on each call to the service.
     public let timeout: Duration
 
-    /// The open connection, if any. Its lock is held for each whole
+    /// The open connection, if any, and the lock held for each whole
     /// operation: an sd-bus connection serves one thread at a time.
-    private let connection = Locked<SecretServiceConnection?>(nil)
+    private let connection = ConnectionSlot()
+
+    private final class ConnectionSlot: @unchecked Sendable {
+        let lock = Lock()
+        var current: SecretServiceConnection?
+    }
 
     /// Creates a backend that stores new items in `collection`, talks to the
     /// Secret Service on the bus at `busAddress` (the session bus when `nil`)
@@ -227,20 +232,27 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         var attemptsLeft = 2
         while true {
             attemptsLeft -= 1
-            let outcome: Result<R, SecretServiceFailure> = connection.withLock { current in
+            let outcome: Result<R, SecretServiceFailure> = connection.lock.withLock { () -> Result<R, SecretServiceFailure> in
                 do throws(SecretServiceFailure) {
-                    if let open = current, !open.bus.belongsToThisProcess { current = nil }
+                    if let inherited = connection.current, !inherited.bus.belongsToThisProcess {
+                        // A fork()ed child's inheritance: another parent
+                        // thread may have been using it at fork(), so it
+                        // is never touched, only its socket closed.
+                        inherited.bus.abandon()
+                        _ = Unmanaged.passRetained(inherited)
+                        connection.current = nil
+                    }
                     let open: SecretServiceConnection
-                    if let existing = current {
+                    if let existing = connection.current {
                         open = existing
                     } else {
                         open = try SecretServiceConnection.open(busAddress: busAddress, timeoutMicroseconds: timeoutMicroseconds)
-                        current = open
+                        connection.current = open
                     }
                     try open.bus.handlePendingSignals()
                     return .success(try body(open))
                 } catch {
-                    if error.connectionLost { current = nil }
+                    if error.connectionLost { connection.current = nil }
                     return .failure(error)
                 }
             }

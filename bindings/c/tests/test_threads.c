@@ -127,8 +127,10 @@ static void hammer(int ops)
     worker workers[THREADS];
     pthread_t threads[THREADS];
     int started = 0;
+    /* Once, before any worker runs: kt_service() rewrites a shared buffer. */
+    const char *service = kt_service();
     for (int i = 0; i < THREADS; i++) {
-        workers[i] = (worker){.kc = kc, .service = kt_service(), .index = i, .ops = ops};
+        workers[i] = (worker){.kc = kc, .service = service, .index = i, .ops = ops};
         if (CHECK(pthread_create(&threads[i], NULL, work, &workers[i]) == 0)) started++;
         else break;
     }

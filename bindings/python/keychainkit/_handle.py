@@ -10,7 +10,9 @@ out. Calls that start after ``close()`` raise :class:`KeychainClosed`.
 
 from __future__ import annotations
 
+import os
 import threading
+import weakref
 from ctypes import byref, c_void_p
 from types import TracebackType
 from typing import Any, Callable, Optional, Type
@@ -20,7 +22,12 @@ from ._errors import KeychainClosed
 
 
 class Handle:
-    """An open ``kk_keychain *`` and the count of calls running through it."""
+    """An open ``kk_keychain *`` and the count of calls running through it.
+
+    In a fork()ed child, every handle gets a new lock and a call count of
+    zero: calls that other threads of the parent were making do not exist
+    there, and a lock one of them held would never be released.
+    """
 
     def __init__(self, opener: Callable[[Any], int]) -> None:
         """Opens a handle with ``opener`` (``kk_open_memory`` or
@@ -33,6 +40,11 @@ class Handle:
         self._lock = threading.Lock()
         self._calls = 0
         self._closing = False
+        _OPEN_HANDLES.add(self)
+
+    def _after_fork_in_child(self) -> None:
+        self._lock = threading.Lock()
+        self._calls = 0
 
     @property
     def closed(self) -> bool:
@@ -73,3 +85,14 @@ class Handle:
             return None
         pointer, self._pointer = self._pointer, None
         return pointer
+
+
+_OPEN_HANDLES: "weakref.WeakSet[Handle]" = weakref.WeakSet()
+
+
+def _reset_handles_in_child() -> None:
+    for handle in list(_OPEN_HANDLES):
+        handle._after_fork_in_child()
+
+
+os.register_at_fork(after_in_child=_reset_handles_in_child)
