@@ -11,10 +11,13 @@ import Glibc
 /// and a fork()ed child is never left waiting on a thread that only its
 /// parent has. Not thread-safe: its owner serialises every use.
 ///
-/// The connection counts the signals that match ``SecretServiceNames/changeMatchRules``
-/// (``changes``), and can make that count *causally fresh*
-/// (``synchronize()``): after it, every signal the bus routed to us before
-/// the call began has been counted.
+/// The connection passes the signals it subscribed to, to its
+/// ``BusSignalReceiver``, when they are handled (``handlePendingSignals()``,
+/// ``synchronize()``). The bus daemon queues messages to each connection in
+/// order, so a signal routed to us before some call began arrives before
+/// that call's reply: after any call, handling what is pending accounts for
+/// every change announced before the call; ``synchronize()`` is the
+/// cheapest such call.
 final class BusConnection {
 
     private let bus: OpaquePointer
@@ -31,12 +34,13 @@ final class BusConnection {
     /// The bound on each call, in microseconds.
     let timeoutMicroseconds: UInt64
 
-    private let counter = SignalCounter()
+    fileprivate let receiver: BusSignalReceiver
 
-    private init(bus: OpaquePointer, timeoutMicroseconds: UInt64) {
+    private init(bus: OpaquePointer, timeoutMicroseconds: UInt64, receiver: BusSignalReceiver) {
         self.bus = bus
         self.ownerPID = getpid()
         self.timeoutMicroseconds = timeoutMicroseconds
+        self.receiver = receiver
     }
 
     deinit {
@@ -58,14 +62,13 @@ final class BusConnection {
         socket = -1
     }
 
-    /// How many change signals have been handled since the connection opened.
-    var changes: UInt64 { counter.count }
-
     /// Connects to the bus at `address` (a D-Bus address), or to the session
     /// bus when `nil` (`DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`),
-    /// authenticates, and subscribes to the change signals, all within
-    /// `timeoutMicroseconds`.
-    static func open(address: String?, timeoutMicroseconds: UInt64) throws(SecretServiceFailure) -> BusConnection {
+    /// authenticates, and subscribes `receiver` to the signals that match
+    /// `rules`, all within `timeoutMicroseconds`.
+    static func open(
+        address: String?, timeoutMicroseconds: UInt64, subscribing rules: [String], to receiver: BusSignalReceiver
+    ) throws(SecretServiceFailure) -> BusConnection {
         let deadline = Deadline(after: timeoutMicroseconds)
         var opened: OpaquePointer?
         if let address {
@@ -84,18 +87,18 @@ final class BusConnection {
                 throw SecretServiceFailure(.serviceUnavailable, connectionLost: true)
             }
         }
-        let connection = BusConnection(bus: opened!, timeoutMicroseconds: timeoutMicroseconds)
+        let connection = BusConnection(bus: opened!, timeoutMicroseconds: timeoutMicroseconds, receiver: receiver)
         connection.socket = sd_bus_get_fd(opened!)
         try connection.waitUntilReady(deadline)
-        for rule in SecretServiceNames.changeMatchRules {
+        for rule in rules {
             // Installed without waiting for the bus's answer: the bus handles
             // our messages in order, so every later call is ordered after it.
             let result = rule.withCString {
                 sd_bus_add_match_async(
-                    connection.bus, nil, $0, countChange, nil,
-                    Unmanaged.passUnretained(connection.counter).toOpaque())
+                    connection.bus, nil, $0, deliverSignal, nil,
+                    Unmanaged.passUnretained(connection).toOpaque())
             }
-            try check(result, "subscribing to the Secret Service's signals")
+            try check(result, "subscribing to signals")
         }
         return connection
     }
@@ -124,38 +127,16 @@ final class BusConnection {
         return BusMessage(owning: reply)
     }
 
-    /// Makes ``changes`` causally fresh: a round trip to the bus daemon,
-    /// which routes messages in order, so every signal routed to us before
-    /// this call began arrives before its reply; then handles them all.
+    /// Handles every signal routed to us before this call began: a round
+    /// trip to the bus daemon, then ``handlePendingSignals()``.
     func synchronize() throws(SecretServiceFailure) {
-        _ = try call(barrier())
+        let names = SecretServiceNames.Bus.self
+        _ = try call(try methodCall(names.name, names.path, names.interface, names.getID))
         try handlePendingSignals()
-    }
-
-    /// Calls `message` and ``synchronize()``s in one round trip's time: the
-    /// barrier to the bus daemon is sent first and both replies awaited.
-    func callSynchronized(_ message: BusMessage) throws(SecretServiceFailure) -> BusMessage {
-        let deadline = Deadline(after: timeoutMicroseconds)
-        let outcome = BarrierOutcome()
-        var slot: OpaquePointer?
-        let barrier = try barrier()
-        let sent = sd_bus_call_async(
-            bus, &slot, barrier.raw, barrierAnswered, Unmanaged.passUnretained(outcome).toOpaque(),
-            timeoutMicroseconds)
-        try Self.check(sent, "sending a call to the bus")
-        defer { sd_bus_slot_unref(slot) }
-        let reply = try call(message)
-        while !outcome.answered {
-            try processOne(until: deadline)
-        }
-        if outcome.failed { throw SecretServiceFailure(.serviceUnavailable, connectionLost: true) }
-        try handlePendingSignals()
-        withExtendedLifetime(barrier) {}
-        return reply
     }
 
     /// Handles every message already received or waiting on the socket,
-    /// without blocking (signals update ``changes``).
+    /// without blocking (signals go to the receiver).
     func handlePendingSignals() throws(SecretServiceFailure) {
         while true {
             let result = sd_bus_process(bus, nil)
@@ -165,12 +146,6 @@ final class BusConnection {
     }
 
     // MARK: Internals
-
-    /// A cheap call the bus daemon answers itself.
-    private func barrier() throws(SecretServiceFailure) -> BusMessage {
-        let names = SecretServiceNames.Bus.self
-        return try methodCall(names.name, names.path, names.interface, names.getID)
-    }
 
     /// Handles one incoming message, or waits for one until `deadline`.
     private func processOne(until deadline: Deadline) throws(SecretServiceFailure) {
@@ -201,34 +176,18 @@ final class BusConnection {
     }
 }
 
-/// The number of change signals a connection handled.
-private final class SignalCounter {
-    var count: UInt64 = 0
+/// Receives the signals a ``BusConnection`` subscribed to.
+protocol BusSignalReceiver: AnyObject {
+    /// Called with each signal (borrowed for the call), in order.
+    func receive(_ signal: OpaquePointer)
 }
 
-/// What became of a barrier call.
-private final class BarrierOutcome {
-    var answered = false
-    var failed = false
-}
-
-/// Counts a change signal (an sd-bus match callback).
-private func countChange(
+/// Passes a signal to its connection's receiver (an sd-bus match callback).
+private func deliverSignal(
     _ message: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ error: UnsafeMutablePointer<sd_bus_error>?
 ) -> Int32 {
-    guard let userdata else { return 0 }
-    Unmanaged<SignalCounter>.fromOpaque(userdata).takeUnretainedValue().count &+= 1
-    return 0
-}
-
-/// Records a barrier's reply (an sd-bus reply callback).
-private func barrierAnswered(
-    _ message: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ error: UnsafeMutablePointer<sd_bus_error>?
-) -> Int32 {
-    guard let userdata else { return 0 }
-    let outcome = Unmanaged<BarrierOutcome>.fromOpaque(userdata).takeUnretainedValue()
-    outcome.answered = true
-    outcome.failed = message.map { sd_bus_message_is_method_error($0, nil) > 0 } ?? true
+    guard let message, let userdata else { return 0 }
+    Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue().receiver.receive(message)
     return 0
 }
 

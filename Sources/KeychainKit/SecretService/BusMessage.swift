@@ -107,21 +107,20 @@ final class BusMessage {
         return try body(UnsafeRawBufferPointer(start: size > 0 ? pointer : nil, count: size))
     }
 
-    /// Reads a string dictionary (`a{ss}`), returning the value under `key`.
-    func readDictionaryValue(forKey key: String) throws(SecretServiceFailure) -> String? {
-        var found: String?
+    /// Reads a string dictionary (`a{ss}`).
+    func readDictionary() throws(SecretServiceFailure) -> [String: String] {
+        var dictionary: [String: String] = [:]
         try enter("a", "{ss}") { () throws(SecretServiceFailure) in
             while true {
                 let result = sd_bus_message_enter_container(raw, Self.code("e"), "ss")
                 if result == 0 { break }
                 try check(result)
                 let name = try readString()
-                let value = try readString()
+                dictionary[name] = try readString()
                 try check(sd_bus_message_exit_container(raw))
-                if name == key { found = value }
             }
         }
-        return found
+        return dictionary
     }
 
     /// Reads a container of `type` holding `contents` with `body`.

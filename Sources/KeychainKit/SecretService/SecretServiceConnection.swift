@@ -17,12 +17,15 @@ final class SecretServiceConnection {
     /// The unique bus name of the service process.
     private let destination: String
 
-    /// Item paths and absences found for keys, valid while the bus's
-    /// change count is unchanged.
+    /// Item paths and absences found for keys, kept current by the
+    /// service's change signals (see ``refreshCache()``).
     var cache = ItemPathCache()
 
-    private init(bus: BusConnection, session: TransferSession, destination: String) {
+    private let signals: ChangeSignals
+
+    private init(bus: BusConnection, signals: ChangeSignals, session: TransferSession, destination: String) {
         self.bus = bus
+        self.signals = signals
         self.session = session
         self.destination = destination
     }
@@ -32,9 +35,12 @@ final class SecretServiceConnection {
     /// start by D-Bus activation, each step bounded by the timeout.
     static func open(busAddress: String?, timeoutMicroseconds: UInt64) throws(SecretServiceFailure) -> SecretServiceConnection {
         do throws(SecretServiceFailure) {
-            let bus = try BusConnection.open(address: busAddress, timeoutMicroseconds: timeoutMicroseconds)
+            let signals = ChangeSignals()
+            let bus = try BusConnection.open(
+                address: busAddress, timeoutMicroseconds: timeoutMicroseconds,
+                subscribing: SecretServiceNames.changeMatchRules, to: signals)
             let (session, owner) = try TransferSession.open(on: bus, destination: SecretServiceNames.busName)
-            return SecretServiceConnection(bus: bus, session: session, destination: owner)
+            return SecretServiceConnection(bus: bus, signals: signals, session: session, destination: owner)
         } catch let failure {
             // Whatever stops us reaching the service is "unavailable",
             // unless the service refused us.
@@ -56,6 +62,8 @@ final class SecretServiceConnection {
         try bus.call(message)
     }
 
-    /// The change count, after handling what already arrived.
-    var changes: UInt64 { bus.changes }
+    /// Applies the changes handled so far to the cache.
+    func refreshCache() {
+        for change in signals.take() { cache.apply(change) }
+    }
 }

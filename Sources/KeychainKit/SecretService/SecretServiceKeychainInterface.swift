@@ -66,16 +66,19 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     public func readItem(_ key: KeychainAttributes) throws(KeychainError) -> [UInt8]? {
         try withConnection { connection throws(SecretServiceFailure) in
-            switch connection.cache.lookup(key, changes: connection.changes) {
+            switch try entry(for: key, on: connection) {
             case .absent:
                 try connection.bus.synchronize()
-                if connection.cache.lookup(key, changes: connection.changes) == .absent { return nil }
+                if try entry(for: key, on: connection) == .absent { return nil }
             case let .item(path):
-                let changes = connection.changes
                 do throws(SecretServiceFailure) {
-                    var value = try secret(at: path, on: connection, synchronized: true)
-                    if connection.changes == changes { return value }
-                    value.wipe()  // the service announced a change meanwhile: search again
+                    var value = try secret(at: path, on: connection)
+                    // Every change announced before this read began arrived
+                    // before that reply: P is still the key's item unless
+                    // one of them says otherwise.
+                    try connection.bus.handlePendingSignals()
+                    if try entry(for: key, on: connection) == .item(path: path) { return value }
+                    value.wipe()
                 } catch let failure where failure.error == .itemNotFound {
                     connection.cache.forget(key)  // gone: search again
                 }
@@ -88,7 +91,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
                 throw SecretServiceFailure(.interactionNotAllowed)
             }
             do throws(SecretServiceFailure) {
-                return try secret(at: path, on: connection, synchronized: false)
+                return try secret(at: path, on: connection)
             } catch let failure where failure.error == .itemNotFound {
                 return nil  // deleted between the search and the read
             }
@@ -97,9 +100,9 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     public func containsItem(_ key: KeychainAttributes) throws(KeychainError) -> Bool {
         try withConnection { connection throws(SecretServiceFailure) in
-            if connection.cache.lookup(key, changes: connection.changes) != nil {
+            if try entry(for: key, on: connection) != nil {
                 try connection.bus.synchronize()
-                if let entry = connection.cache.lookup(key, changes: connection.changes) { return entry != .absent }
+                if let entry = try entry(for: key, on: connection) { return entry != .absent }
             }
             let found = try search(key, on: connection)
             return !found.unlocked.isEmpty || !found.locked.isEmpty
@@ -108,7 +111,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     public func updateItem(_ key: KeychainAttributes, value: [UInt8]) throws(KeychainError) {
         try withConnection { connection throws(SecretServiceFailure) in
-            switch connection.cache.lookup(key, changes: connection.changes) {
+            switch try entry(for: key, on: connection) {
             case .absent:
                 // Possibly stale, which costs nothing here: the caller's
                 // insert that follows checks afresh.
@@ -133,7 +136,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     public func insertItem(_ key: KeychainAttributes, value: [UInt8]) throws(KeychainError) {
         try withConnection { connection throws(SecretServiceFailure) in
             try connection.bus.synchronize()
-            switch connection.cache.lookup(key, changes: connection.changes) {
+            switch try entry(for: key, on: connection) {
             case .item:
                 throw SecretServiceFailure(.duplicateItem)
             case .absent:
@@ -168,7 +171,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
             let reply = try connection.call(request)
             let item = try reply.readString(as: "o")
             try refusePrompt(try reply.readString(as: "o"), on: connection)
-            connection.cache.store(.item(path: item), for: key, changes: connection.changes)
+            connection.cache.store(key, chosen: item, all: [item])
         }
     }
 
@@ -206,7 +209,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
                     continue  // deleted meanwhile
                 }
                 let account = try attributes.enter("v", "a{ss}") { () throws(SecretServiceFailure) in
-                    try attributes.readDictionaryValue(forKey: Names.Attribute.account)
+                    try attributes.readDictionary()[Names.Attribute.account]
                 }
                 if let account, seen.insert(Array(account.utf8)).inserted { accounts.append(account) }
             }
@@ -267,38 +270,57 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     // MARK: Items
 
+    /// What the cache knows of `key`, once the changes handled so far are
+    /// applied and created items of unknown keys resolved; `nil` when it
+    /// knows nothing.
+    private func entry(
+        for key: KeychainAttributes, on connection: SecretServiceConnection
+    ) throws(SecretServiceFailure) -> ItemPathCache.Entry? {
+        connection.refreshCache()
+        guard connection.cache.hasEntry(key) else { return nil }
+        for path in connection.cache.unresolved {
+            let owner: KeychainAttributes?
+            do throws(SecretServiceFailure) {
+                let reply = try property(Names.Item.attributes, of: path, on: connection)
+                let attributes = try reply.enter("v", "a{ss}") { () throws(SecretServiceFailure) in
+                    try reply.readDictionary()
+                }
+                owner = attributes[Names.Attribute.service].flatMap { service in
+                    attributes[Names.Attribute.account].map { KeychainAttributes(account: $0, service: service) }
+                }
+            } catch let failure where failure.error == .itemNotFound {
+                owner = nil  // deleted since
+            }
+            connection.cache.resolve(path, as: owner)
+        }
+        connection.refreshCache()
+        return connection.cache.lookup(key)
+    }
+
     /// The items of `key` in every collection: those readable now, those in
     /// locked collections, and the one reads and updates use (the newest
     /// readable). Records the outcome in the cache when it is unambiguous.
     private func search(
         _ key: KeychainAttributes, on connection: SecretServiceConnection
     ) throws(SecretServiceFailure) -> (unlocked: [String], locked: [String], chosen: String?) {
-        let changes = connection.changes
         let request = try connection.methodCall(Names.servicePath, Names.Service.interface, Names.Service.searchItems)
         try request.append(dictionary: [Names.Attribute.service: key.service, Names.Attribute.account: key.account])
         let reply = try connection.call(request)
         let unlocked = try reply.readObjectPaths(), locked = try reply.readObjectPaths()
         let chosen = try newest(unlocked, on: connection)
         if locked.isEmpty {
-            connection.cache.store(chosen.map { .item(path: $0) } ?? .absent, for: key, changes: changes)
+            connection.cache.store(key, chosen: chosen, all: unlocked)
+        } else {
+            connection.cache.forget(key)
         }
         return (unlocked, locked, chosen)
     }
 
-    /// The secret of the item at `path`; with `synchronized`, also makes the
-    /// change count causally fresh in the same round trip.
-    private func secret(
-        at path: String, on connection: SecretServiceConnection, synchronized: Bool
-    ) throws(SecretServiceFailure) -> [UInt8] {
+    /// The secret of the item at `path`.
+    private func secret(at path: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) -> [UInt8] {
         let request = try connection.methodCall(path, Names.Item.interface, Names.Item.getSecret)
         try request.append(connection.session.path, as: "o")
-        let reply: BusMessage
-        if synchronized {
-            reply = try connection.bus.callSynchronized(request)
-        } else {
-            reply = try connection.call(request)
-        }
-        return try connection.session.readSecret(from: reply)
+        return try connection.session.readSecret(from: try connection.call(request))
     }
 
     private func setSecret(_ value: [UInt8], at path: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) {

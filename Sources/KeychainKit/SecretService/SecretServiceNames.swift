@@ -24,6 +24,9 @@ enum SecretServiceNames {
     enum Collection {
         static let interface = "org.freedesktop.Secret.Collection"
         static let createItem = "CreateItem"
+        static let itemCreated = "ItemCreated"
+        static let itemDeleted = "ItemDeleted"
+        static let itemChanged = "ItemChanged"
     }
 
     enum Item {
