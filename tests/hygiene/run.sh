@@ -6,10 +6,14 @@
 # and attributes (test_item_metadata.c), reading absent keys costs bounded
 # memory (test_bounded_memory.c), no secret crosses the bus in clear
 # (bus_monitor.sh: dbus-monitor records the private bus), the CLI never
-# takes a secret in argv (cli.sh). The C tests form their own runner, built
-# from the framework of bindings/c/tests (kk_test.c, kt_keychain.c,
-# kt_secret_service.c, used as they are) plus the files here, run on the
-# memory backend and inside scripts/with-secret-service.sh. The last line
+# takes a secret in argv (cli.sh) and gives no heap block back to the
+# allocator holding one (cli_free_scan.sh: an LD_PRELOAD object,
+# cli_free_scan/preload.c, searches every block the CLI frees or
+# reallocates, through set, get and rm of 1 MiB secrets; its sources live
+# in a directory of their own, out of the runner's *.c). The C tests form
+# their own runner, built from the framework of bindings/c/tests
+# (kk_test.c, kt_keychain.c, kt_secret_service.c, used as they are) plus
+# the files here, run on the memory backend and inside scripts/with-secret-service.sh. The last line
 # is exactly "N passed, N failed" (the sum of the runners' and the
 # scripts' closing lines); the exit status is non-zero on any failure.
 #
@@ -54,6 +58,18 @@ if ! gcc -std=c11 -Wall -Wextra -Werror -pthread -O1 -g -fno-builtin-free -fno-b
     finish
 fi
 
+# The CLI's free scan: a preloadable object and its control program, built
+# apart (the runner defines free() and realloc() of its own).
+scan_so="$out/cli_free_scan.so"
+scan_control="$out/cli_free_scan_control"
+scan_built=0
+if gcc -std=c11 -Wall -Wextra -Werror -O1 -g -shared -fPIC -o "$scan_so" \
+    "$here/cli_free_scan/preload.c" -ldl 2>"$out/build-free-scan.log" &&
+    gcc -std=c11 -Wall -Wextra -Werror -O0 -fno-builtin -o "$scan_control" \
+        "$here/cli_free_scan/control.c" 2>>"$out/build-free-scan.log"; then
+    scan_built=1
+fi
+
 # ---- run -----------------------------------------------------------------------
 # Adds a closing "N passed, N failed" (the last line of standard output) to
 # the totals; a run without one (a crash of the runner itself) is a failure.
@@ -74,5 +90,12 @@ echo "== CLI (private keyring)"
 run cli "$harness" "$here/cli.sh" "$cli"
 echo "== no secret on the bus (dbus-monitor, private keyring)"
 run bus-monitor "$harness" "$here/bus_monitor.sh" "$cli" "$libdir"
+echo "== no freed heap block holds the secret in the CLI (LD_PRELOAD scan, private keyring)"
+if [ "$scan_built" -eq 1 ]; then
+    run cli-free-scan "$harness" "$here/cli_free_scan.sh" "$cli" "$scan_so" "$scan_control"
+else
+    sed 's/^/    /' "$out/build-free-scan.log"
+    fail "build the CLI free scan (preload object, control program)"
+fi
 
 finish
