@@ -19,10 +19,10 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
-        // The encrypted transfer session's cryptography, on OpenSSL's libcrypto.
+        // The encrypted transfer session's cryptography, on libgcrypt.
         .target(
             name: "CKeychainKitCrypto",
-            linkerSettings: [.linkedLibrary("crypto")]
+            linkerSettings: [.linkedLibrary("gcrypt")]
         ),
         // The Swift core: Keychain, errors, observation, both backends. No Foundation.
         .target(

@@ -39,8 +39,8 @@
  *   D-Bus daemon before it is trusted.
  * - Transport: the library speaks D-Bus itself (sd-bus, from libsystemd) and
  *   has no thread of its own. Secrets cross the bus encrypted (the Secret
- *   Service's dh-ietf1024-sha256-aes128-cbc-pkcs7 session, on OpenSSL's
- *   libcrypto), in plain only with a service that offers nothing else.
+ *   Service's dh-ietf1024-sha256-aes128-cbc-pkcs7 session, on libgcrypt),
+ *   in plain only with a service that offers nothing else.
  * - fork(): a child process may use handles it inherited and open new ones;
  *   the child never uses its parent's D-Bus connection (it opens its own on
  *   its first call), and the parent is unaffected. A handle's lock that

@@ -1,55 +1,87 @@
 /* The Secret Service's dh-ietf1024-sha256-aes128-cbc-pkcs7 algorithm, on
- * OpenSSL's libcrypto. See include/keychainkit_crypto.h. */
+ * libgcrypt (which libsystemd already loads, and libsecret uses). See
+ * include/keychainkit_crypto.h. */
 #define _DEFAULT_SOURCE
 #include "keychainkit_crypto.h"
 
+#include <pthread.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include <openssl/bn.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/kdf.h>
-#include <openssl/rand.h>
+#include <gcrypt.h>
+
+/* The 1024-bit MODP group of RFC 2409 section 6.2 (generator 2). */
+static const char rfc2409_prime_1024[] =
+    "FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD1"
+    "29024E088A67CC74020BBEA63B139B22514A08798E3404DD"
+    "EF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245"
+    "E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7ED"
+    "EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE65381"
+    "FFFFFFFFFFFFFFFF";
+
+#define SHA256_BYTES 32
 
 struct keychainkit_dh_keypair {
-    BIGNUM *prime;
-    BIGNUM *private_key;
-    BIGNUM *public_key;
+    gcry_mpi_t prime;
+    gcry_mpi_t private_key;
+    gcry_mpi_t public_key;
 };
+
+static pthread_once_t initialization = PTHREAD_ONCE_INIT;
+static int initialized;
+
+/* Initialises libgcrypt as libsystemd does, unless the application already
+ * did: no secure-memory pool (whose absence libgcrypt would otherwise report
+ * on stderr); our buffers are wiped explicitly instead. */
+static void initialize(void) {
+    if (!gcry_control(GCRYCTL_INITIALIZATION_FINISHED_P)) {
+        if (gcry_check_version("1.8.0") == NULL)
+            return;
+        gcry_control(GCRYCTL_DISABLE_SECMEM, 0);
+        gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
+    }
+    initialized = 1;
+}
+
+static int ready(void) {
+    pthread_once(&initialization, initialize);
+    return initialized;
+}
 
 void keychainkit_wipe(void *p, size_t n) {
     if (p != NULL && n > 0)
-        OPENSSL_cleanse(p, n);
+        explicit_bzero(p, n);
 }
 
 void keychainkit_dh_keypair_free(keychainkit_dh_keypair *pair) {
     if (pair == NULL)
         return;
-    BN_free(pair->prime);
-    BN_clear_free(pair->private_key);
-    BN_free(pair->public_key);
-    OPENSSL_free(pair);
+    gcry_mpi_release(pair->prime);
+    gcry_mpi_release(pair->private_key); /* libgcrypt wipes an MPI's limbs when it frees them */
+    gcry_mpi_release(pair->public_key);
+    keychainkit_wipe(pair, sizeof *pair);
+    free(pair);
 }
 
 keychainkit_dh_keypair *keychainkit_dh_keypair_new(void) {
-    keychainkit_dh_keypair *pair = OPENSSL_zalloc(sizeof *pair);
-    BN_CTX *context = BN_CTX_secure_new();
-    BIGNUM *generator = BN_new();
-    int ok = pair != NULL && context != NULL && generator != NULL && BN_set_word(generator, 2) &&
-             (pair->prime = BN_get_rfc2409_prime_1024(NULL)) != NULL &&
-             (pair->private_key = BN_secure_new()) != NULL && (pair->public_key = BN_new()) != NULL &&
-             /* A private exponent of the group's full size, as libsecret and
-              * SecretStorage use. */
-             BN_priv_rand_ex(pair->private_key, 8 * KEYCHAINKIT_DH_BYTES, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY, 0,
-                             context) &&
-             !BN_is_zero(pair->private_key);
+    if (!ready())
+        return NULL;
+    keychainkit_dh_keypair *pair = calloc(1, sizeof *pair);
+    gcry_mpi_t generator = gcry_mpi_set_ui(NULL, 2);
+    int ok = pair != NULL && generator != NULL &&
+             gcry_mpi_scan(&pair->prime, GCRYMPI_FMT_HEX, rfc2409_prime_1024, 0, NULL) == 0 &&
+             (pair->private_key = gcry_mpi_snew(8 * KEYCHAINKIT_DH_BYTES)) != NULL &&
+             (pair->public_key = gcry_mpi_new(8 * KEYCHAINKIT_DH_BYTES)) != NULL;
     if (ok) {
-        BN_set_flags(pair->private_key, BN_FLG_CONSTTIME);
-        ok = BN_mod_exp_mont_consttime(pair->public_key, generator, pair->private_key, pair->prime, context, NULL);
+        /* A private exponent of the group's full size, as libsecret and
+         * SecretStorage use. */
+        gcry_mpi_randomize(pair->private_key, 8 * KEYCHAINKIT_DH_BYTES, GCRY_STRONG_RANDOM);
+        ok = gcry_mpi_cmp_ui(pair->private_key, 0) != 0;
     }
-    BN_free(generator);
-    BN_CTX_free(context);
+    if (ok)
+        gcry_mpi_powm(pair->public_key, generator, pair->private_key, pair->prime);
+    gcry_mpi_release(generator);
     if (!ok) {
         keychainkit_dh_keypair_free(pair);
         return NULL;
@@ -58,45 +90,78 @@ keychainkit_dh_keypair *keychainkit_dh_keypair_new(void) {
 }
 
 size_t keychainkit_dh_public_key(const keychainkit_dh_keypair *pair, uint8_t *out) {
-    if (pair == NULL || BN_num_bytes(pair->public_key) > KEYCHAINKIT_DH_BYTES)
+    size_t written = 0;
+    if (pair == NULL || out == NULL ||
+        gcry_mpi_print(GCRYMPI_FMT_USG, out, KEYCHAINKIT_DH_BYTES, &written, pair->public_key) != 0)
         return 0;
-    return (size_t)BN_bn2bin(pair->public_key, out);
+    return written;
 }
 
-/* HKDF-SHA256 (RFC 5869) of `secret` with no salt and no info. */
+/* HMAC-SHA256 of `data` under `key`, into `out` (SHA256_BYTES). */
+static int hmac_sha256(const uint8_t *key, size_t key_length, const uint8_t *data, size_t length, uint8_t *out) {
+    gcry_md_hd_t hmac;
+    if (gcry_md_open(&hmac, GCRY_MD_SHA256, GCRY_MD_FLAG_HMAC | GCRY_MD_FLAG_SECURE) != 0)
+        return -1;
+    int ok = gcry_md_setkey(hmac, key, key_length) == 0;
+    if (ok) {
+        gcry_md_write(hmac, data, length);
+        const unsigned char *digest = gcry_md_read(hmac, GCRY_MD_SHA256);
+        ok = digest != NULL;
+        if (ok)
+            memcpy(out, digest, SHA256_BYTES);
+    }
+    gcry_md_close(hmac); /* erases the HMAC state */
+    return ok ? 0 : -1;
+}
+
+/* HKDF-SHA256 (RFC 5869) of `secret` with no salt (a hash-length of zeros)
+ * and no info, to KEYCHAINKIT_AES_KEY_BYTES, composed of libgcrypt's HMAC as
+ * libsecret's egg-hkdf does. */
 static int hkdf_sha256(const uint8_t *secret, size_t length, uint8_t *key_out) {
-    EVP_PKEY_CTX *context = EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, NULL);
-    size_t key_length = KEYCHAINKIT_AES_KEY_BYTES;
-    int ok = context != NULL && EVP_PKEY_derive_init(context) > 0 &&
-             EVP_PKEY_CTX_set_hkdf_md(context, EVP_sha256()) > 0 &&
-             EVP_PKEY_CTX_set1_hkdf_key(context, secret, (int)length) > 0 &&
-             EVP_PKEY_derive(context, key_out, &key_length) > 0 && key_length == KEYCHAINKIT_AES_KEY_BYTES;
-    EVP_PKEY_CTX_free(context);
+    static const uint8_t salt[SHA256_BYTES];
+    static const uint8_t first_block[1] = {0x01};
+    uint8_t pseudorandom_key[SHA256_BYTES], block[SHA256_BYTES];
+    int ok = hmac_sha256(salt, sizeof salt, secret, length, pseudorandom_key) == 0 &&
+             hmac_sha256(pseudorandom_key, sizeof pseudorandom_key, first_block, sizeof first_block, block) == 0;
+    if (ok)
+        memcpy(key_out, block, KEYCHAINKIT_AES_KEY_BYTES);
+    keychainkit_wipe(pseudorandom_key, sizeof pseudorandom_key);
+    keychainkit_wipe(block, sizeof block);
     return ok ? 0 : -1;
 }
 
 int keychainkit_dh_derive_key(const keychainkit_dh_keypair *pair, const uint8_t *peer, size_t peer_length,
                               uint8_t *key_out) {
-    if (pair == NULL || peer == NULL || peer_length == 0 || peer_length > INT_MAX || key_out == NULL)
+    if (pair == NULL || peer == NULL || peer_length == 0 || key_out == NULL)
         return -1;
     uint8_t shared_bytes[KEYCHAINKIT_DH_BYTES];
-    BN_CTX *context = BN_CTX_secure_new();
-    BIGNUM *peer_key = BN_bin2bn(peer, (int)peer_length, NULL);
-    BIGNUM *limit = BN_dup(pair->prime);
-    BIGNUM *shared = BN_secure_new();
+    size_t written = 0;
+    gcry_mpi_t peer_key = NULL, limit = gcry_mpi_new(0), shared = gcry_mpi_snew(8 * KEYCHAINKIT_DH_BYTES);
     /* The peer's key must lie in (1, p - 1): 0, 1 and p - 1 give a known secret. */
-    int ok = context != NULL && peer_key != NULL && limit != NULL && shared != NULL && BN_sub_word(limit, 1) &&
-             BN_cmp(peer_key, BN_value_one()) > 0 && BN_cmp(peer_key, limit) < 0 &&
-             BN_mod_exp_mont_consttime(shared, peer_key, pair->private_key, pair->prime, context, NULL) &&
-             BN_bn2binpad(shared, shared_bytes, sizeof shared_bytes) == KEYCHAINKIT_DH_BYTES &&
-             hkdf_sha256(shared_bytes, sizeof shared_bytes, key_out) == 0;
-    OPENSSL_cleanse(shared_bytes, sizeof shared_bytes);
-    BN_clear_free(shared);
-    BN_free(limit);
-    BN_free(peer_key);
-    BN_CTX_free(context);
+    int ok = limit != NULL && shared != NULL &&
+             gcry_mpi_scan(&peer_key, GCRYMPI_FMT_USG, peer, peer_length, NULL) == 0;
+    if (ok) {
+        gcry_mpi_sub_ui(limit, pair->prime, 1);
+        ok = gcry_mpi_cmp_ui(peer_key, 1) > 0 && gcry_mpi_cmp(peer_key, limit) < 0;
+    }
+    if (ok) {
+        gcry_mpi_powm(shared, peer_key, pair->private_key, pair->prime);
+        /* Big-endian, left-padded to the group's size (as the specification's
+         * other clients do). */
+        ok = gcry_mpi_print(GCRYMPI_FMT_USG, shared_bytes, sizeof shared_bytes, &written, shared) == 0 &&
+             written > 0 && written <= sizeof shared_bytes;
+    }
+    if (ok) {
+        memmove(shared_bytes + (sizeof shared_bytes - written), shared_bytes, written);
+        memset(shared_bytes, 0, sizeof shared_bytes - written);
+        ok = hkdf_sha256(shared_bytes, sizeof shared_bytes, key_out) == 0;
+    }
+    keychainkit_wipe(shared_bytes, sizeof shared_bytes);
+    gcry_mpi_release(shared);
+    gcry_mpi_release(limit);
+    gcry_mpi_release(peer_key);
     if (!ok)
-        OPENSSL_cleanse(key_out, KEYCHAINKIT_AES_KEY_BYTES);
+        keychainkit_wipe(key_out, KEYCHAINKIT_AES_KEY_BYTES);
     return ok ? 0 : -1;
 }
 
@@ -104,38 +169,53 @@ size_t keychainkit_aes_encrypted_length(size_t length) {
     return (length / KEYCHAINKIT_AES_BLOCK_BYTES + 1) * KEYCHAINKIT_AES_BLOCK_BYTES;
 }
 
-/* Runs one whole AES-128-CBC encryption or decryption; returns the output
- * length or -1. */
-static long aes_cbc(int encrypt, const uint8_t *key, const uint8_t *iv, const uint8_t *input, size_t length,
-                    uint8_t *out) {
-    if (length > INT_MAX - 2 * KEYCHAINKIT_AES_BLOCK_BYTES)
+/* Runs AES-128-CBC over `length` bytes of `buffer` in place. */
+static int aes_cbc_in_place(int encrypt, const uint8_t *key, const uint8_t *iv, uint8_t *buffer, size_t length) {
+    gcry_cipher_hd_t cipher;
+    if (gcry_cipher_open(&cipher, GCRY_CIPHER_AES128, GCRY_CIPHER_MODE_CBC, GCRY_CIPHER_SECURE) != 0)
         return -1;
-    EVP_CIPHER_CTX *context = EVP_CIPHER_CTX_new();
-    int written = 0, final = 0;
-    int ok = context != NULL && EVP_CipherInit_ex(context, EVP_aes_128_cbc(), NULL, key, iv, encrypt) &&
-             EVP_CipherUpdate(context, out, &written, input, (int)length) &&
-             EVP_CipherFinal_ex(context, out + written, &final);
-    EVP_CIPHER_CTX_free(context); /* erases the key schedule */
-    return ok ? (long)written + final : -1;
+    int ok = gcry_cipher_setkey(cipher, key, KEYCHAINKIT_AES_KEY_BYTES) == 0 &&
+             gcry_cipher_setiv(cipher, iv, KEYCHAINKIT_AES_BLOCK_BYTES) == 0 &&
+             (encrypt ? gcry_cipher_encrypt(cipher, buffer, length, NULL, 0)
+                      : gcry_cipher_decrypt(cipher, buffer, length, NULL, 0)) == 0;
+    gcry_cipher_close(cipher); /* erases the key schedule */
+    return ok ? 0 : -1;
 }
 
 long keychainkit_aes_encrypt(const uint8_t *key, const uint8_t *plaintext, size_t length, uint8_t *iv_out,
                              uint8_t *out) {
-    if (key == NULL || iv_out == NULL || out == NULL || (plaintext == NULL && length > 0))
+    if (key == NULL || iv_out == NULL || out == NULL || (plaintext == NULL && length > 0) ||
+        length > (size_t)LONG_MAX - KEYCHAINKIT_AES_BLOCK_BYTES || !ready())
         return -1;
-    if (RAND_bytes(iv_out, KEYCHAINKIT_AES_BLOCK_BYTES) != 1)
+    size_t total = keychainkit_aes_encrypted_length(length);
+    uint8_t padding = (uint8_t)(total - length); /* PKCS#7: 1 to 16 bytes, each the count */
+    if (length > 0)
+        memcpy(out, plaintext, length);
+    memset(out + length, padding, padding);
+    gcry_randomize(iv_out, KEYCHAINKIT_AES_BLOCK_BYTES, GCRY_STRONG_RANDOM);
+    if (aes_cbc_in_place(1, key, iv_out, out, total) != 0) {
+        keychainkit_wipe(out, total);
         return -1;
-    static const uint8_t empty[1];
-    return aes_cbc(1, key, iv_out, plaintext != NULL ? plaintext : empty, length, out);
+    }
+    return (long)total;
 }
 
 long keychainkit_aes_decrypt(const uint8_t *key, const uint8_t *iv, size_t iv_length, const uint8_t *ciphertext,
                              size_t length, uint8_t *out) {
     if (key == NULL || iv == NULL || iv_length != KEYCHAINKIT_AES_BLOCK_BYTES || ciphertext == NULL ||
-        out == NULL || length == 0 || length % KEYCHAINKIT_AES_BLOCK_BYTES != 0)
+        out == NULL || length == 0 || length % KEYCHAINKIT_AES_BLOCK_BYTES != 0 || length > (size_t)LONG_MAX ||
+        !ready())
         return -1;
-    long result = aes_cbc(0, key, iv, ciphertext, length, out);
-    if (result < 0)
-        OPENSSL_cleanse(out, length + KEYCHAINKIT_AES_BLOCK_BYTES);
-    return result;
+    memcpy(out, ciphertext, length);
+    int ok = aes_cbc_in_place(0, key, iv, out, length) == 0;
+    uint8_t padding = ok ? out[length - 1] : 0;
+    ok = ok && padding >= 1 && padding <= KEYCHAINKIT_AES_BLOCK_BYTES;
+    for (size_t i = 0; ok && i < padding; i++)
+        ok = out[length - 1 - i] == padding;
+    if (!ok) {
+        keychainkit_wipe(out, length);
+        return -1;
+    }
+    keychainkit_wipe(out + length - padding, padding);
+    return (long)(length - padding);
 }

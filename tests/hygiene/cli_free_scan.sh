@@ -3,7 +3,7 @@
 # not the buffers standard input is read into (64 KiB chunks, a result
 # that grows by reallocation; from a terminal, a line read byte by byte),
 # not the value `get` prints (with or without its newline), not anything of
-# the library under it (sd-bus messages, libcrypto), through an item's
+# the library under it (sd-bus messages, libgcrypt), through an item's
 # life: set, get, get -n, replace, get -n, replace from a terminal, rm.
 # Run inside scripts/with-secret-service.sh (private keyring):
 #
@@ -11,7 +11,7 @@
 #
 # PRELOAD_SO is cli_free_scan/preload.c built as a shared object: under
 # LD_PRELOAD it searches every block freed, moved or shrunk by realloc()
-# (the Swift runtime, the library, libsystemd, libcrypto all use glibc's
+# (the Swift runtime, the library, libsystemd, libgcrypt all use glibc's
 # allocator) for the first 16 bytes of $KK_SCAN_MARKER, writes a line per
 # block found to $KK_SCAN_REPORT and counts to $KK_SCAN_STATS at exit. The
 # secrets are a random marker repeated with counters, 1 MiB and more, so

@@ -56,7 +56,7 @@ typedef struct fh_scan_result {
 } fh_scan_result;
 
 /** From now on, searches every block freed (anywhere in the process: the
- *  library, libcrypto, libsystemd, the Swift runtime) for the markers,
+ *  library, libgcrypt, libsystemd, the Swift runtime) for the markers,
  *  across its whole usable size; also the old block of a realloc() that
  *  moved it, which the allocator takes back unwiped. `witness` (or NULL)
  *  is a string that is not secret, counted apart: finding it shows that

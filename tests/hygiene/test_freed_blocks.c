@@ -7,7 +7,7 @@
  * On the Secret Service (the private gnome-keyring) that covers the sd-bus
  * transport and its encrypted transfer session: the plaintext lives in the
  * library's byte arrays (wiped), the AES input and output buffers and
- * libcrypto's cipher contexts (cleansed); sd-bus messages carry only
+ * libgcrypt's cipher contexts (erased on close); sd-bus messages carry only
  * ciphertext (and are marked sensitive). On memory: the stored values
  * (wiped on replace, removal and release).
  *

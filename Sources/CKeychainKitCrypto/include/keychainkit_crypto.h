@@ -3,8 +3,10 @@
  * MODP group of RFC 2409 (generator 2), HKDF-SHA256 of the shared secret
  * (no salt, no info) to a 16-byte key, AES-128-CBC with PKCS#7 padding.
  *
- * Every primitive is OpenSSL's libcrypto; this file only arranges them as
- * the Secret Service specification says. Internal to libkeychainkit: not
+ * Every primitive is libgcrypt's (already loaded by libsystemd, and the one
+ * libsecret uses); this file only arranges them as the Secret Service
+ * specification says (HKDF is composed of libgcrypt's HMAC, PKCS#7 padding
+ * added and checked here). Internal to libkeychainkit: not
  * installed, not exported (the linker version script exports kk_* only). */
 #ifndef KEYCHAINKIT_CRYPTO_H
 #define KEYCHAINKIT_CRYPTO_H
@@ -50,7 +52,7 @@ long keychainkit_aes_encrypt(const uint8_t *key, const uint8_t *plaintext, size_
                              uint8_t *out);
 
 /* Decrypts and strips the padding; `out` has `length` +
- * KEYCHAINKIT_AES_BLOCK_BYTES bytes of room (OpenSSL's rule for decryption).
+ * KEYCHAINKIT_AES_BLOCK_BYTES bytes of room.
  * Returns the plaintext length, or -1 when the IV, the length or the padding
  * is wrong. On failure `out` is erased. */
 long keychainkit_aes_decrypt(const uint8_t *key, const uint8_t *iv, size_t iv_length, const uint8_t *ciphertext,
