@@ -7,6 +7,11 @@ import CSDBus
 /// Diffie-Hellman exchange, then AES-128-CBC with a fresh IV per secret), as
 /// libsecret and SecretStorage do; `plain` only when the service does not
 /// offer encryption. The AES key is erased when the session is released.
+///
+/// Every libgcrypt call runs in ``ForkGeneration/withoutFork(_:)``:
+/// libgcrypt's own locks (random pool, allocator) have no fork handlers, and
+/// a child forked while another thread held one would hang in its first
+/// encrypted session.
 final class TransferSession {
 
     /// The session's object path, part of every secret sent.
@@ -47,10 +52,10 @@ final class TransferSession {
     private static func openEncrypted(
         on bus: BusConnection, destination: String
     ) throws(SecretServiceFailure) -> (session: TransferSession, owner: String) {
-        guard let pair = keychainkit_dh_keypair_new() else { throw cryptoFailure }
-        defer { keychainkit_dh_keypair_free(pair) }
+        guard let pair = ForkGeneration.withoutFork({ keychainkit_dh_keypair_new() }) else { throw cryptoFailure }
+        defer { ForkGeneration.withoutFork { keychainkit_dh_keypair_free(pair) } }
         var publicKey = [UInt8](repeating: 0, count: Int(KEYCHAINKIT_DH_BYTES))
-        let length = keychainkit_dh_public_key(pair, &publicKey)
+        let length = ForkGeneration.withoutFork { keychainkit_dh_public_key(pair, &publicKey) }
         guard length > 0 else { throw cryptoFailure }
         publicKey.removeLast(publicKey.count - length)
         let request = try openSessionCall(on: bus, destination: destination, algorithm: SecretServiceNames.Algorithm.encrypted)
@@ -61,8 +66,10 @@ final class TransferSession {
             try reply.enter("v", "ay") { () throws(SecretServiceFailure) in
                 try reply.readBytes { peer throws(SecretServiceFailure) in
                     guard let base = peer.baseAddress,
-                          keychainkit_dh_derive_key(pair, base.assumingMemoryBound(to: UInt8.self), peer.count,
-                                                    key.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 0
+                          ForkGeneration.withoutFork({
+                              keychainkit_dh_derive_key(pair, base.assumingMemoryBound(to: UInt8.self), peer.count,
+                                                        key.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                          }) == 0
                     else { throw cryptoFailure }
                 }
             }
@@ -116,8 +123,10 @@ final class TransferSession {
                 var iv = [UInt8](repeating: 0, count: Int(KEYCHAINKIT_AES_BLOCK_BYTES))
                 var ciphertext = [UInt8](repeating: 0, count: keychainkit_aes_encrypted_length(value.count))
                 let written = value.withUnsafeBufferPointer { plain in
-                    keychainkit_aes_encrypt(key.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                            plain.baseAddress, plain.count, &iv, &ciphertext)
+                    ForkGeneration.withoutFork {
+                        keychainkit_aes_encrypt(key.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                                plain.baseAddress, plain.count, &iv, &ciphertext)
+                    }
                 }
                 guard written == ciphertext.count else { throw Self.cryptoFailure }
                 try message.append(bytes: iv)
@@ -154,10 +163,10 @@ final class TransferSession {
         let capacity = value.count + Int(KEYCHAINKIT_AES_BLOCK_BYTES)
         var failed = false
         let plaintext = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            let written = keychainkit_aes_decrypt(
+            let written = ForkGeneration.withoutFork { keychainkit_aes_decrypt(
                 key.baseAddress!.assumingMemoryBound(to: UInt8.self),
                 iv.assumingMemoryBound(to: UInt8.self), parameters.count,
-                cipher.assumingMemoryBound(to: UInt8.self), value.count, buffer.baseAddress!)
+                cipher.assumingMemoryBound(to: UInt8.self), value.count, buffer.baseAddress!) }
             failed = written < 0
             count = failed ? 0 : written
         }
