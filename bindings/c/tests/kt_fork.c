@@ -6,6 +6,7 @@
 #include "kt_fork.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,4 +108,37 @@ int kt_check_got_at(const char *file, int line, kk_keychain *kc, const char *ser
     }
     kk_secret_free(value);
     return ok;
+}
+
+int kt_write_all(int fd, const void *data, size_t size)
+{
+    const char *p = data;
+    while (size > 0) {
+        ssize_t n = write(fd, p, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return 0;
+        p += n;
+        size -= (size_t)n;
+    }
+    return 1;
+}
+
+int kt_read_all(int fd, void *data, size_t size, int timeout_ms)
+{
+    char *p = data;
+    double deadline = kt_now() + timeout_ms / 1000.0;
+    while (size > 0) {
+        int left = (int)((deadline - kt_now()) * 1000);
+        if (left <= 0) return 0;
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        int ready = poll(&pfd, 1, left);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready <= 0) return 0;
+        ssize_t n = read(fd, p, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return 0;
+        p += n;
+        size -= (size_t)n;
+    }
+    return 1;
 }

@@ -62,6 +62,14 @@ int kt_check_child_at(const char *file, int line, pid_t pid, const char *what, u
 int kt_check_got_at(const char *file, int line, kk_keychain *kc, const char *service,
                     const char *account, const char *want);
 
+/** Writes all `size` bytes to `fd` (a pipe between parent and child),
+ *  retrying after EINTR; 1 on success, 0 on failure. */
+int kt_write_all(int fd, const void *data, size_t size);
+
+/** Reads exactly `size` bytes from `fd` within `timeout_ms`; 0 on EOF,
+ *  time-out or error, so a silent peer never blocks a test. */
+int kt_read_all(int fd, void *data, size_t size, int timeout_ms);
+
 /** Sleeps `milliseconds`. */
 void kt_sleep_ms(unsigned milliseconds);
 

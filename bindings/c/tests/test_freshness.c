@@ -25,7 +25,6 @@
 #include "kt_keychain.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,41 +48,6 @@ typedef struct command {
     int32_t round;
 } command;
 
-static int write_all(int fd, const void *data, size_t size)
-{
-    const char *p = data;
-    while (size > 0) {
-        ssize_t n = write(fd, p, size);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return 0;
-        p += n;
-        size -= (size_t)n;
-    }
-    return 1;
-}
-
-/** Reads exactly `size` bytes within STEP_TIMEOUT_MS; 0 on EOF, time-out
- *  or error. */
-static int read_all(int fd, void *data, size_t size)
-{
-    char *p = data;
-    double deadline = kt_now() + STEP_TIMEOUT_MS / 1000.0;
-    while (size > 0) {
-        int left = (int)((deadline - kt_now()) * 1000);
-        if (left <= 0) return 0;
-        struct pollfd pfd = {.fd = fd, .events = POLLIN};
-        int ready = poll(&pfd, 1, left);
-        if (ready < 0 && errno == EINTR) continue;
-        if (ready <= 0) return 0;
-        ssize_t n = read(fd, p, size);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return 0;
-        p += n;
-        size -= (size_t)n;
-    }
-    return 1;
-}
-
 static void round_value(char *out, size_t size, const char *step, int round)
 {
     snprintf(out, size, "round %d %s", round, step);
@@ -96,7 +60,7 @@ static _Noreturn void writer(int commands, int replies, const char *svc, const c
     if (!KT_CHILD(CHECK(a != NULL))) kt_child_exit();
     command c = {0};
     char value[64];
-    while (read_all(commands, &c, sizeof c) && c.what != CMD_QUIT) {
+    while (kt_read_all(commands, &c, sizeof c, STEP_TIMEOUT_MS) && c.what != CMD_QUIT) {
         kk_status st;
         if (c.what == CMD_SET || c.what == CMD_UPDATE) {
             round_value(value, sizeof value, c.what == CMD_SET ? "set" : "update", c.round);
@@ -106,7 +70,7 @@ static _Noreturn void writer(int commands, int replies, const char *svc, const c
         }
         KT_CHILD(CHECK_STATUS(st, KK_OK));
         char reply = st == KK_OK ? REPLY_OK : REPLY_FAILED;
-        if (!write_all(replies, &reply, 1)) break;
+        if (!kt_write_all(replies, &reply, 1)) break;
     }
     if (!KT_CHILD(CHECK(c.what == CMD_QUIT))) printf("    writer: no command from the reader\n");
     kk_close(a);
@@ -158,7 +122,7 @@ static int ask(int commands, int replies, char what, int round)
 {
     command c = {what, round};
     char reply = 0;
-    if (!write_all(commands, &c, sizeof c) || !read_all(replies, &reply, 1)) {
+    if (!kt_write_all(commands, &c, sizeof c) || !kt_read_all(replies, &reply, 1, STEP_TIMEOUT_MS)) {
         return kt_check(0, __FILE__, __LINE__, "round %d: no answer from the writer to '%c' within %d ms",
                         round, what, STEP_TIMEOUT_MS);
     }
@@ -206,7 +170,7 @@ TEST_ON(KT_SECRET_SERVICE, reads_see_another_process_writes_at_once)
     }
     double elapsed = kt_now() - start;
     command quit = {CMD_QUIT, 0};
-    write_all(commands, &quit, sizeof quit);
+    kt_write_all(commands, &quit, sizeof quit);
     close(commands);
     /* A writer that stopped answering is not waited for long. */
     kt_check_child_at(__FILE__, __LINE__, pid, "the writer", rounds == ROUNDS ? WRITER_ALARM + 10 : 5);

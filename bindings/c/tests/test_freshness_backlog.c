@@ -41,7 +41,6 @@
 #include <gio/gio.h>
 
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -79,41 +78,6 @@ typedef struct command {
     char what;
     int32_t round;
 } command;
-
-static int write_all(int fd, const void *data, size_t size)
-{
-    const char *p = data;
-    while (size > 0) {
-        ssize_t n = write(fd, p, size);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return 0;
-        p += n;
-        size -= (size_t)n;
-    }
-    return 1;
-}
-
-/** Reads exactly `size` bytes within STEP_TIMEOUT_MS; 0 on EOF, time-out
- *  or error. */
-static int read_all(int fd, void *data, size_t size)
-{
-    char *p = data;
-    double deadline = kt_now() + STEP_TIMEOUT_MS / 1000.0;
-    while (size > 0) {
-        int left = (int)((deadline - kt_now()) * 1000);
-        if (left <= 0) return 0;
-        struct pollfd pfd = {.fd = fd, .events = POLLIN};
-        int ready = poll(&pfd, 1, left);
-        if (ready < 0 && errno == EINTR) continue;
-        if (ready <= 0) return 0;
-        ssize_t n = read(fd, p, size);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return 0;
-        p += n;
-        size -= (size_t)n;
-    }
-    return 1;
-}
 
 static void round_value(char *out, size_t size, int round)
 {
@@ -206,7 +170,7 @@ static _Noreturn void flooder(int commands, int replies, pid_t reader, const cha
         kt_child_exit();
     GPtrArray *targets = connections_of(bus, reader);
     unsigned char count = targets ? (unsigned char)MIN(targets->len, 255u) : 0;
-    if (!write_all(replies, &count, 1) || count != 1) kt_child_exit();
+    if (!kt_write_all(replies, &count, 1) || count != 1) kt_child_exit();
     const char *target = g_ptr_array_index(targets, 0);
 
     guint8 *junk = g_malloc(FLOOD_MESSAGE_BYTES);
@@ -219,7 +183,7 @@ static _Noreturn void flooder(int commands, int replies, pid_t reader, const cha
     if (!KT_CHILD(CHECK(a != NULL))) kt_child_exit();
     command c = {0};
     char value[64];
-    while (read_all(commands, &c, sizeof c) && c.what != CMD_QUIT) {
+    while (kt_read_all(commands, &c, sizeof c, STEP_TIMEOUT_MS) && c.what != CMD_QUIT) {
         int ok;
         if (c.what == CMD_FLOOD_SET) {
             round_value(value, sizeof value, c.round);
@@ -229,7 +193,7 @@ static _Noreturn void flooder(int commands, int replies, pid_t reader, const cha
             ok = KT_CHILD(CHECK_STATUS(kk_remove(a, svc, account), KK_OK));
         }
         char reply = ok ? REPLY_OK : REPLY_FAILED;
-        if (!write_all(replies, &reply, 1)) break;
+        if (!kt_write_all(replies, &reply, 1)) break;
     }
     if (!KT_CHILD(CHECK(c.what == CMD_QUIT))) printf("    flooder: no command from the reader\n");
     kk_close(a);
@@ -245,7 +209,7 @@ static int ask(int commands, int replies, char what, int round)
 {
     command c = {what, round};
     char reply = 0;
-    if (!write_all(commands, &c, sizeof c) || !read_all(replies, &reply, 1))
+    if (!kt_write_all(commands, &c, sizeof c) || !kt_read_all(replies, &reply, 1, STEP_TIMEOUT_MS))
         return kt_check(0, __FILE__, __LINE__, "round %d: no answer from the flooder to '%c' within %d ms",
                         round, what, STEP_TIMEOUT_MS);
     return kt_check(reply == REPLY_OK, __FILE__, __LINE__, "round %d: the flooder failed '%c'",
@@ -294,7 +258,7 @@ TEST_ON(KT_SECRET_SERVICE, reads_see_a_write_whose_signal_is_queued_behind_a_bac
     int commands = to_f[1], replies = to_b[0];
 
     unsigned char connections = 0;
-    int ready = CHECK(read_all(replies, &connections, 1));
+    int ready = CHECK(kt_read_all(replies, &connections, 1, STEP_TIMEOUT_MS));
     if (ready && !kt_check(connections == 1, __FILE__, __LINE__,
                            "the reader has %u bus connections, expected exactly 1 (its handle's)",
                            connections))
@@ -350,7 +314,7 @@ TEST_ON(KT_SECRET_SERVICE, reads_see_a_write_whose_signal_is_queued_behind_a_bac
     }
     double elapsed = kt_now() - start;
     command quit = {CMD_QUIT, 0};
-    write_all(commands, &quit, sizeof quit);
+    kt_write_all(commands, &quit, sizeof quit);
     close(commands);
     kt_check_child_at(__FILE__, __LINE__, pid, "the flooder", rounds == ROUNDS ? 20 : 5);
     close(replies);
