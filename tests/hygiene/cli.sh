@@ -8,16 +8,14 @@
 # Prints one line per check and, last, exactly "N passed, N failed".
 set -u
 kk=$1
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); echo "PASS $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/    /'; }
-done_() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]; exit $?; }
+. "$(cd "$(dirname "$0")/../lib" && pwd)/tally.sh"
+# A failure with its detail, indented.
+bad() { fail "$1"; [ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/    /'; }
 
 if [ "${KEYCHAINKIT_TEST_KEYRING:-}" != private ]; then
-    bad "run inside scripts/with-secret-service.sh"; done_
+    bad "run inside scripts/with-secret-service.sh"; finish
 fi
-if [ ! -x "$kk" ]; then bad "no CLI binary at $kk"; done_; fi
+if [ ! -x "$kk" ]; then bad "no CLI binary at $kk"; finish; fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/kk-hygiene-cli.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 svc="kk-hygiene-cli.$$"
@@ -35,19 +33,19 @@ before=$(all_items)
 # 1. A secret given as an extra argument is refused with the usage status.
 printf 'from-stdin\n' | "$kk" set --service "$svc" refused "$argv_secret" >"$work/out" 2>"$work/err"
 status=$?
-if [ "$status" -eq 2 ]; then ok "set with an extra argument exits 2"
+if [ "$status" -eq 2 ]; then pass "set with an extra argument exits 2"
 else bad "set with an extra argument exits 2" "exit $status; stderr: $(cat "$work/err")"; fi
 
 # 2. ... stores nothing: not the argument, not standard input, under no key
 # (the keyring holds as many items as before).
 after=$(all_items)
-if [ "$after" -eq "$before" ] && [ "$(items refused)" -eq 0 ]; then ok "the refused set stored nothing"
+if [ "$after" -eq "$before" ] && [ "$(items refused)" -eq 0 ]; then pass "the refused set stored nothing"
 else bad "the refused set stored nothing" "items before $before, after $after"; fi
 
 # 3. ... and does not echo the would-be secret (terminals, CI logs).
 if grep -q -- "$argv_secret" "$work/out" "$work/err"; then
     bad "the refusal does not print the argument" "$(cat "$work/out" "$work/err")"
-else ok "the refusal does not print the argument"; fi
+else pass "the refusal does not print the argument"; fi
 
 # 4. A control, so that check 2 can fail: the same command without the
 # extra argument stores one item, read back by secret-tool.
@@ -56,7 +54,7 @@ status=$?
 value=$(secret-tool lookup service "$svc" username control 2>/dev/null)
 if [ "$status" -eq 0 ] && [ "$(items control)" -eq 1 ] && [ "$(all_items)" -eq $((before + 1)) ] &&
     [ "$value" = from-stdin ]; then
-    ok "control: set from standard input stores the item"
+    pass "control: set from standard input stores the item"
 else bad "control: set from standard input stores the item" "exit $status, value '$value'"; fi
 "$kk" rm --service "$svc" control >/dev/null 2>&1
 
@@ -64,7 +62,7 @@ else bad "control: set from standard input stores the item" "exit $status, value
 "$kk" --help >"$work/help" 2>&1
 status=$?
 if [ "$status" -eq 0 ] && grep -qi 'stdin\|standard input' "$work/help"; then
-    ok "--help documents that set reads standard input"
+    pass "--help documents that set reads standard input"
 else bad "--help documents that set reads standard input" "exit $status: $(cat "$work/help")"; fi
 
-done_
+finish

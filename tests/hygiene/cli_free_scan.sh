@@ -34,17 +34,15 @@ kk=$1
 preload=$2
 control=$3
 typist="$(cd "$(dirname "$0")" && pwd)/cli_free_scan/type_on_terminal.py"
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); echo "PASS $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/    /'; }
-done_() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]; exit $?; }
+. "$(cd "$(dirname "$0")/../lib" && pwd)/tally.sh"
+# A failure with its detail, indented.
+bad() { fail "$1"; [ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/    /'; }
 
 if [ "${KEYCHAINKIT_TEST_KEYRING:-}" != private ]; then
-    bad "run inside scripts/with-secret-service.sh"; done_
+    bad "run inside scripts/with-secret-service.sh"; finish
 fi
-if [ ! -x "$kk" ]; then bad "no CLI binary at $kk"; done_; fi
-if [ ! -f "$preload" ] || [ ! -x "$control" ]; then bad "no preload object or control at $preload, $control"; done_; fi
+if [ ! -x "$kk" ]; then bad "no CLI binary at $kk"; finish; fi
+if [ ! -f "$preload" ] || [ ! -x "$control" ]; then bad "no preload object or control at $preload, $control"; finish; fi
 case $preload in /*) ;; *) preload="$(pwd)/$preload" ;; esac
 work=$(mktemp -d "${TMPDIR:-/tmp}/kk-hygiene-free-scan.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -53,7 +51,7 @@ account="kk-free-scan-account-$$" # longer than 15 bytes: a heap string in Swift
 
 # 16 random characters: the prefix the preload searches for.
 marker="kk$(od -An -N7 -tx1 /dev/urandom | tr -d ' \n')"
-[ "${#marker}" -eq 16 ] || { bad "make a 16-byte marker" "got '$marker'"; done_; }
+[ "${#marker}" -eq 16 ] || { bad "make a 16-byte marker" "got '$marker'"; finish; }
 
 # secret FILE TAG BYTES: the marker, TAG and a counter, repeated to BYTES
 # bytes (no newline anywhere, so set stores it all).
@@ -93,7 +91,7 @@ for mode in free realloc-move; do
     report=$(cat "$work/control-$mode.report")
     if [ "$status" -eq 0 ] && [ "$(wc -l <"$work/control-$mode.report")" -eq 1 ] &&
         echo "$report" | grep -q "^$mode size=[0-9]* offset=37 "; then
-        ok "control: a block holding the marker given back by $mode is reported"
+        pass "control: a block holding the marker given back by $mode is reported"
     else
         bad "control: a block holding the marker given back by $mode is reported" \
             "exit $status; report: $report; stderr: $(cat "$work/err")"
@@ -102,7 +100,7 @@ done
 scanned control-wiped "$control" wiped 2>"$work/err"
 status=$?
 if [ "$status" -eq 0 ] && [ ! -s "$work/control-wiped.report" ] && [ "$(stat_of control-wiped blocks)" -ge 1 ]; then
-    ok "control: a wiped block is searched and not reported"
+    pass "control: a wiped block is searched and not reported"
 else
     bad "control: a wiped block is searched and not reported" \
         "exit $status; report: $(cat "$work/control-wiped.report"); stats: $(cat "$work/control-wiped.stats")"
@@ -115,7 +113,7 @@ scanned control-swift "$kk" --backend memory get --service "$svc" "$marker-not-a
     >/dev/null 2>"$work/err"
 status=$?
 if [ "$status" -eq 1 ] && [ -s "$work/control-swift.report" ]; then
-    ok "control: the CLI's freed Swift strings and arrays are searched"
+    pass "control: the CLI's freed Swift strings and arrays are searched"
     echo "    $(wc -l <"$work/control-swift.report") block(s) held the account name; the first: $(head -n 1 "$work/control-swift.report" | cut -c1-300)"
 else
     bad "control: the CLI's freed Swift strings and arrays are searched" \
@@ -140,14 +138,14 @@ check_clean() {
         bad "$what: the freed blocks were searched" \
             "blocks $blocks (want 50 or more), largest $largest (want $min_largest or more), witness $witness"
     else
-        ok "$what: the freed blocks were searched ($blocks, the largest $largest bytes)"
+        pass "$what: the freed blocks were searched ($blocks, the largest $largest bytes)"
     fi
     if [ -s "$work/$label.report" ]; then
         bad "$what: no freed block holds the secret" \
             "$(wc -l <"$work/$label.report") block(s); the first ones:
 $(head -n 5 "$work/$label.report" | cut -c1-1200)"
     else
-        ok "$what: no freed block holds the secret"
+        pass "$what: no freed block holds the secret"
     fi
 }
 
@@ -155,20 +153,20 @@ $(head -n 5 "$work/$label.report" | cut -c1-1200)"
 cat "$work/first" | scanned set "$kk" set --service "$svc" "$account" >/dev/null 2>"$work/err"
 check_clean set "set (insert, $size_first bytes from a pipe)" $? "$size_first" witness
 stored=$(secret-tool lookup service "$svc" username "$account" 2>/dev/null | wc -c)
-if [ "$stored" -eq "$size_first" ]; then ok "set stored all $size_first bytes (secret-tool)"
+if [ "$stored" -eq "$size_first" ]; then pass "set stored all $size_first bytes (secret-tool)"
 else bad "set stored all $size_first bytes (secret-tool)" "secret-tool read $stored bytes"; fi
 
 # 2. get (the value and a newline, appended to the array holding it).
 scanned get "$kk" get --service "$svc" "$account" >"$work/out" 2>"$work/err"
 check_clean get "get (with its newline)" $? "$size_first"
 { cat "$work/first"; echo; } >"$work/want"
-if cmp -s "$work/out" "$work/want"; then ok "get prints the secret and a newline"
+if cmp -s "$work/out" "$work/want"; then pass "get prints the secret and a newline"
 else bad "get prints the secret and a newline" "$(wc -c <"$work/out") bytes"; fi
 
 # 3. get -n (the exact bytes).
 scanned get-n "$kk" get --service "$svc" -n "$account" >"$work/out" 2>"$work/err"
 check_clean get-n "get -n" $? "$size_first"
-if cmp -s "$work/out" "$work/first"; then ok "get -n prints the secret"
+if cmp -s "$work/out" "$work/first"; then pass "get -n prints the secret"
 else bad "get -n prints the secret" "$(wc -c <"$work/out") bytes"; fi
 
 # 4. set again: replaces it, reading 1 MiB + 4567 bytes from a file.
@@ -176,7 +174,7 @@ scanned replace "$kk" set --service "$svc" "$account" <"$work/second" >/dev/null
 check_clean replace "set (replace, $size_second bytes from a file)" $? "$size_second" witness
 scanned get-replaced "$kk" get --service "$svc" -n "$account" >"$work/out" 2>"$work/err"
 check_clean get-replaced "get -n of the replaced value" $? "$size_second"
-if cmp -s "$work/out" "$work/second"; then ok "get -n prints the new secret"
+if cmp -s "$work/out" "$work/second"; then pass "get -n prints the new secret"
 else bad "get -n prints the new secret" "$(wc -c <"$work/out") bytes"; fi
 
 # 5. set from a terminal (read byte by byte without echo into an array
@@ -193,9 +191,9 @@ status=$?
 cat "$work/transcript" >>"$work/err"
 check_clean terminal "set (replace, $size_typed bytes typed on a terminal)" "$status" "$size_typed" witness
 if grep -q "$marker" "$work/transcript"; then bad "set from a terminal does not echo the secret"
-else ok "set from a terminal does not echo the secret"; fi
+else pass "set from a terminal does not echo the secret"; fi
 if secret-tool lookup service "$svc" username "$account" 2>/dev/null | cmp -s - "$work/typed"; then
-    ok "set from a terminal stored the typed line"
+    pass "set from a terminal stored the typed line"
 else bad "set from a terminal stored the typed line" "$(cat "$work/transcript")"; fi
 
 # 6. rm.
@@ -203,14 +201,14 @@ scanned rm "$kk" rm --service "$svc" "$account" >/dev/null 2>"$work/err"
 status=$?
 echo "    rm: $(cat "$work/rm.stats")"
 if [ "$status" -eq 0 ] && [ ! -s "$work/rm.report" ] && [ "$(stat_of rm blocks)" -ge 50 ]; then
-    ok "rm: no freed block holds the secret"
+    pass "rm: no freed block holds the secret"
 else
     bad "rm: no freed block holds the secret" \
         "exit $status; stats: $(cat "$work/rm.stats"); report: $(head -n 5 "$work/rm.report" | cut -c1-1200)"
 fi
 "$kk" get --service "$svc" "$account" >/dev/null 2>&1
 status=$?
-if [ "$status" -eq 1 ]; then ok "the item is gone after rm"
+if [ "$status" -eq 1 ]; then pass "the item is gone after rm"
 else bad "the item is gone after rm" "get exits $status"; fi
 
-done_
+finish
