@@ -147,28 +147,15 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
                     throw SecretServiceFailure(.duplicateItem)
                 }
             }
-            let request = try connection.methodCall(collectionPath, Names.Collection.interface, Names.Collection.createItem)
-            try request.container("a", "{sv}") { () throws(SecretServiceFailure) in
-                try request.container("e", "sv") { () throws(SecretServiceFailure) in
-                    try request.append(Names.Item.labelProperty)
-                    try request.container("v", "s") { () throws(SecretServiceFailure) in
-                        try request.append("Password for '\(key.account)' on '\(key.service)'")
-                    }
-                }
-                try request.container("e", "sv") { () throws(SecretServiceFailure) in
-                    try request.append(Names.Item.attributesProperty)
-                    try request.container("v", "a{ss}") { () throws(SecretServiceFailure) in
-                        try request.append(dictionary: [
-                            Names.Attribute.service: key.service,
-                            Names.Attribute.account: key.account,
-                            Names.Attribute.schema: Self.schemaName,
-                        ])
-                    }
-                }
+            let reply: BusMessage
+            do throws(SecretServiceFailure) {
+                reply = try createItem(key, value, in: collectionPath, on: connection)
+            } catch let failure where failure.error == .itemNotFound {
+                // No collection object answered at that path: resolve the
+                // alias ourselves and try its collection once; never report
+                // a missing collection as a missing item.
+                reply = try createItem(key, value, in: try resolvedCollectionPath(on: connection), on: connection)
             }
-            try connection.session.append(value, to: request)
-            try request.append(false)  // replace: no, we checked there is no item
-            let reply = try connection.call(request)
             let item = try reply.readString(as: "o")
             try refusePrompt(try reply.readString(as: "o"), on: connection)
             connection.cache.store(key, chosen: item, all: [item])
@@ -215,6 +202,53 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
             }
             return accounts.sortedByBytes()
         }
+    }
+
+    /// Creates the item of `key` holding `value` in the collection at `path`.
+    private func createItem(
+        _ key: KeychainAttributes, _ value: [UInt8], in path: String, on connection: SecretServiceConnection
+    ) throws(SecretServiceFailure) -> BusMessage {
+        let request = try connection.methodCall(path, Names.Collection.interface, Names.Collection.createItem)
+        try request.container("a", "{sv}") { () throws(SecretServiceFailure) in
+            try request.container("e", "sv") { () throws(SecretServiceFailure) in
+                try request.append(Names.Item.labelProperty)
+                try request.container("v", "s") { () throws(SecretServiceFailure) in
+                    try request.append("Password for '\(key.account)' on '\(key.service)'")
+                }
+            }
+            try request.container("e", "sv") { () throws(SecretServiceFailure) in
+                try request.append(Names.Item.attributesProperty)
+                try request.container("v", "a{ss}") { () throws(SecretServiceFailure) in
+                    try request.append(dictionary: [
+                        Names.Attribute.service: key.service,
+                        Names.Attribute.account: key.account,
+                        Names.Attribute.schema: Self.schemaName,
+                    ])
+                }
+            }
+        }
+        try connection.session.append(value, to: request)
+        try request.append(false)  // replace: no, we checked there is no item
+        do throws(SecretServiceFailure) {
+            return try connection.call(request)
+        } catch let failure where failure.error == .itemNotFound && path != collectionPath {
+            throw Self.noCollection("no collection at \(path)")
+        }
+    }
+
+    /// The object path of ``collection``: the alias resolved by the service.
+    private func resolvedCollectionPath(on connection: SecretServiceConnection) throws(SecretServiceFailure) -> String {
+        guard !collection.hasPrefix("/") else { throw Self.noCollection("no collection at \(collection)") }
+        let request = try connection.methodCall(Names.servicePath, Names.Service.interface, Names.Service.readAlias)
+        try request.append(collection)
+        let path = try connection.call(request).readString(as: "o")
+        guard path != Names.noObject else { throw Self.noCollection("the alias '\(collection)' names no collection") }
+        guard path != collectionPath else { throw Self.noCollection("no collection at \(path)") }
+        return path
+    }
+
+    private static func noCollection(_ message: String) -> SecretServiceFailure {
+        SecretServiceFailure(.unknownError(code: -1, message: message))
     }
 
     // MARK: Connection

@@ -19,6 +19,7 @@ enum SecretServiceNames {
         static let interface = "org.freedesktop.Secret.Service"
         static let openSession = "OpenSession"
         static let searchItems = "SearchItems"
+        static let readAlias = "ReadAlias"
     }
 
     enum Collection {
