@@ -47,6 +47,20 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     private final class ConnectionSlot: @unchecked Sendable {
         let lock = Lock()
         var current: SecretServiceConnection?
+
+        deinit {
+            dropInherited()
+        }
+
+        /// In a fork()ed child, forgets the parent's connection: another
+        /// parent thread may have been using it at fork(), so it is never
+        /// touched nor released, only its socket closed.
+        func dropInherited() {
+            guard let inherited = current, !inherited.bus.belongsToThisProcess else { return }
+            inherited.bus.abandon()
+            _ = Unmanaged.passRetained(inherited)
+            current = nil
+        }
     }
 
     /// Creates a backend that stores new items in `collection`, talks to the
@@ -271,14 +285,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
             attemptsLeft -= 1
             let outcome: Result<R, SecretServiceFailure> = connection.lock.withLock { () -> Result<R, SecretServiceFailure> in
                 do throws(SecretServiceFailure) {
-                    if let inherited = connection.current, !inherited.bus.belongsToThisProcess {
-                        // A fork()ed child's inheritance: another parent
-                        // thread may have been using it at fork(), so it
-                        // is never touched, only its socket closed.
-                        inherited.bus.abandon()
-                        _ = Unmanaged.passRetained(inherited)
-                        connection.current = nil
-                    }
+                    connection.dropInherited()
                     let open: SecretServiceConnection
                     if let existing = connection.current {
                         open = existing

@@ -130,6 +130,37 @@ TEST(fork_child_uses_inherited_handle_never_used_before)
     kk_close(kc);
 }
 
+/* A child that closes an inherited handle it never used: the parent's
+ * connection is left alone (its socket copy closed, nothing sent), and
+ * the child's own handle works. */
+TEST(fork_child_closes_inherited_handle_unused)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    const char *svc = kt_service();
+    REQUIRE(CHECK_STATUS(set_str(kc, svc, "acct", "parent"), KK_OK));
+    pid_t pid = kt_fork();
+    REQUIRE(CHECK(pid >= 0));
+    if (pid == 0) {
+        kk_close(kc);
+        kk_keychain *own = kt_open();
+        if (KT_CHILD(CHECK(own != NULL))) {
+            KT_CHILD(CHECK_GOT(own, svc, "acct", on_secret_service() ? "parent" : NULL));
+            KT_CHILD(CHECK_STATUS(set_str(own, svc, "child-own", "child"), KK_OK));
+            KT_CHILD(CHECK_GOT(own, svc, "child-own", "child"));
+            KT_CHILD(CHECK_STATUS(kk_remove(own, svc, "child-own"), KK_OK));
+            kk_close(own);
+        }
+        kt_child_exit();
+    }
+    REQUIRE(CHECK_CHILD(pid, "the child"));
+    CHECK_GOT(kc, svc, "acct", "parent");
+    CHECK_STATUS(set_str(kc, svc, "acct", "parent again"), KK_OK);
+    CHECK_GOT(kc, svc, "acct", "parent again");
+    CHECK_STATUS(kk_remove(kc, svc, "acct"), KK_OK);
+    kk_close(kc);
+}
+
 /* Grandchildren: a child forks again; each generation uses the handle. */
 TEST(fork_grandchild_uses_inherited_handle)
 {
