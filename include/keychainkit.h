@@ -35,8 +35,9 @@
  * - Freshness: a read (kk_get, kk_exists) that starts after another
  *   process's or handle's write (create, update or remove) was acknowledged
  *   sees that write, present and absent answers alike. What the library
- *   remembers of where items are is confirmed by one round trip to the
- *   D-Bus daemon before it is trusted.
+ *   remembers of where items are is kept current from the service's change
+ *   signals; a remembered absence is confirmed by one round trip to the
+ *   D-Bus daemon before it is answered.
  * - Transport: the library speaks D-Bus itself (sd-bus, from libsystemd) and
  *   has no thread of its own. Secrets cross the bus encrypted (the Secret
  *   Service's dh-ietf1024-sha256-aes128-cbc-pkcs7 session, on libgcrypt),

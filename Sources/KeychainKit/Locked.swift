@@ -18,8 +18,10 @@ import Glibc
 //   `pthread_atfork` prepare handler) until no such section runs, so the
 //   child inherits consistent data and free locks.
 // - ``Lock`` serialises whole operations, possibly long (a D-Bus call with
-//   its timeout), so fork() cannot wait for it. It guards no data the child
-//   reads, and the child re-initialises it on first use (``ForkGeneration``).
+//   its timeout), so fork() cannot wait for it. The child re-initialises it
+//   on first use (``ForkGeneration``). What it guards is either no data
+//   (a keychain's operation lock) or a connection the child drops unread
+//   (the Secret Service backend's connection slot).
 
 /// A pthread mutex for long sections (whole keychain operations), usable
 /// again in a fork()ed child even when another parent thread held it.

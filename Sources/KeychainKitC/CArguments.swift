@@ -58,6 +58,16 @@ func serviceName(_ service: UnsafePointer<CChar>?) throws(ArgumentFailure) -> St
     return decoded
 }
 
+/// Runs a keychain call, turning its error into its status (recorded for
+/// kk_error_message).
+func keychainStatus(_ body: () throws(KeychainError) -> kk_status) -> kk_status {
+    do {
+        return try body()
+    } catch {
+        return fail(error)
+    }
+}
+
 /// Runs `body`, turning argument failures and keychain errors into statuses.
 func status(_ body: () throws(ArgumentFailure) -> kk_status) -> kk_status {
     do {

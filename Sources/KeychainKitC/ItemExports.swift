@@ -57,10 +57,8 @@ public func kk_exists(_ kc: OpaquePointer?, _ service: UnsafePointer<CChar>?, _ 
     status { () throws(ArgumentFailure) in
         let handle = try handle(kc)
         let key = try key(service: service, account: account)
-        do throws(KeychainError) {
-            return try handle.keychain.contains(key) ? KK_OK : fail(KK_ENOTFOUND, nil)
-        } catch {
-            return fail(error)
+        return keychainStatus { () throws(KeychainError) in
+            try handle.keychain.contains(key) ? KK_OK : fail(KK_ENOTFOUND, nil)
         }
     }
 }
@@ -79,11 +77,9 @@ public func kk_set(
         guard value != nil || length == 0 else { throw invalidArgument("value is NULL but len is not 0") }
         var bytes = value.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
         defer { bytes.wipe() }
-        do throws(KeychainError) {
+        return keychainStatus { () throws(KeychainError) in
             try handle.keychain.updateData(bytes, forKey: key)
             return KK_OK
-        } catch {
-            return fail(error)
         }
     }
 }
@@ -93,11 +89,9 @@ public func kk_remove(_ kc: OpaquePointer?, _ service: UnsafePointer<CChar>?, _ 
     status { () throws(ArgumentFailure) in
         let handle = try handle(kc)
         let key = try key(service: service, account: account)
-        do throws(KeychainError) {
+        return keychainStatus { () throws(KeychainError) in
             try handle.keychain.removeValue(forKey: key)
             return KK_OK
-        } catch {
-            return fail(error)
         }
     }
 }

@@ -45,8 +45,8 @@ final class BusConnection {
 
     deinit {
         // Closes without flushing: nothing we queue needs to arrive, and a
-        // stuck bus must not block us. In a fork()ed child sd-bus leaves the
-        // parent's socket alone and only closes the child's descriptor.
+        // stuck bus must not block us. (A fork()ed child never releases its
+        // parent's connection: see ``abandon()``.)
         sd_bus_close_unref(bus)
     }
 
@@ -72,7 +72,7 @@ final class BusConnection {
         let deadline = Deadline(after: timeoutMicroseconds)
         var opened: OpaquePointer?
         if let address {
-            try check(sd_bus_new(&opened), "creating a bus connection")
+            try Self.check(sd_bus_new(&opened), "creating a bus connection")
             guard let bus = opened else { throw SecretServiceFailure(.serviceUnavailable) }
             let started = address.withCString { sd_bus_set_address(bus, $0) } >= 0
                 && sd_bus_set_bus_client(bus, 1) >= 0
@@ -98,7 +98,7 @@ final class BusConnection {
                     connection.bus, nil, $0, deliverSignal, nil,
                     Unmanaged.passUnretained(connection).toOpaque())
             }
-            try check(result, "subscribing to signals")
+            try Self.check(result, "subscribing to signals")
         }
         return connection
     }
@@ -147,32 +147,26 @@ final class BusConnection {
 
     // MARK: Internals
 
-    /// Handles one incoming message, or waits for one until `deadline`.
-    private func processOne(until deadline: Deadline) throws(SecretServiceFailure) {
-        let processed = sd_bus_process(bus, nil)
-        try Self.check(processed, "reading from the bus")
-        if processed > 0 { return }
-        guard let left = deadline.remaining else {
-            throw SecretServiceFailure(.serviceUnavailable, connectionLost: true)
-        }
-        let waited = sd_bus_wait(bus, left)
-        if waited < 0 && waited != -EINTR { try Self.check(waited, "waiting on the bus") }
-    }
-
+    /// Drives authentication and `Hello` until the bus is ready for calls,
+    /// waiting at most until `deadline` (sd-bus's own wait is unbounded).
     private func waitUntilReady(_ deadline: Deadline) throws(SecretServiceFailure) {
         while true {
             let ready = sd_bus_is_ready(bus)
             try Self.check(ready, "connecting to the bus")
             if ready > 0 { return }
-            try processOne(until: deadline)
+            let processed = sd_bus_process(bus, nil)
+            try Self.check(processed, "connecting to the bus")
+            if processed > 0 { continue }
+            guard let left = deadline.remaining else {
+                throw SecretServiceFailure(.serviceUnavailable, connectionLost: true)
+            }
+            let waited = sd_bus_wait(bus, left)
+            if waited < 0 && waited != -EINTR { try Self.check(waited, "waiting on the bus") }
         }
     }
 
     private static func check(_ result: Int32, _ operation: String) throws(SecretServiceFailure) {
         if result < 0 { throw SecretServiceFailure(errno: -result, operation: operation) }
-    }
-    private func check(_ result: Int32, _ operation: String) throws(SecretServiceFailure) {
-        try Self.check(result, operation)
     }
 }
 

@@ -14,9 +14,12 @@ public typealias SystemKeychainInterface = SecretServiceKeychainInterface
 /// unless the service offers only `plain`.
 ///
 /// Reads are causally fresh: a read that starts after another process's
-/// write was acknowledged sees it. Item locations and absences found by
-/// earlier searches answer only while the service has announced no change,
-/// checked with a round trip to the bus daemon.
+/// write was acknowledged sees it. What earlier searches found for a key —
+/// its item's path, or that it has none — is kept current from the
+/// service's change signals (``ItemPathCache``). A remembered item is read
+/// directly: the reply comes after every signal routed before the read
+/// began. A remembered absence is answered only after a round trip to the
+/// bus daemon has delivered those signals.
 ///
 /// A locked item is ``KeychainError/interactionNotAllowed``, never absent:
 /// this backend never shows or waits for a prompt. No session bus or no
@@ -82,8 +85,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         try withConnection { connection throws(SecretServiceFailure) in
             switch try entry(for: key, on: connection) {
             case .absent:
-                try connection.bus.synchronize()
-                if try entry(for: key, on: connection) == .absent { return nil }
+                if try confirmedEntry(for: key, on: connection) == .absent { return nil }
             case let .item(path):
                 do throws(SecretServiceFailure) {
                     var value = try secret(at: path, on: connection)
@@ -114,10 +116,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     public func containsItem(_ key: KeychainAttributes) throws(KeychainError) -> Bool {
         try withConnection { connection throws(SecretServiceFailure) in
-            if try entry(for: key, on: connection) != nil {
-                try connection.bus.synchronize()
-                if let entry = try entry(for: key, on: connection) { return entry != .absent }
-            }
+            if let entry = try confirmedEntry(for: key, on: connection) { return entry != .absent }
             let found = try search(key, on: connection)
             return !found.unlocked.isEmpty || !found.locked.isEmpty
         }
@@ -149,8 +148,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     public func insertItem(_ key: KeychainAttributes, value: [UInt8]) throws(KeychainError) {
         try withConnection { connection throws(SecretServiceFailure) in
-            try connection.bus.synchronize()
-            switch try entry(for: key, on: connection) {
+            switch try confirmedEntry(for: key, on: connection) {
             case .item:
                 throw SecretServiceFailure(.duplicateItem)
             case .absent:
@@ -203,16 +201,9 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
             var accounts: [String] = []
             var seen = Set<[UInt8]>()  // by bytes: canonically equal names are distinct accounts
             for path in paths {
-                let attributes: BusMessage
-                do throws(SecretServiceFailure) {
-                    attributes = try property(Names.Item.attributes, of: path, on: connection)
-                } catch let failure where failure.error == .itemNotFound {
-                    continue  // deleted meanwhile
-                }
-                let account = try attributes.enter("v", "a{ss}") { () throws(SecretServiceFailure) in
-                    try attributes.readDictionary()[Names.Attribute.account]
-                }
-                if let account, seen.insert(Array(account.utf8)).inserted { accounts.append(account) }
+                // nil: deleted meanwhile
+                guard let account = try attributes(of: path, on: connection)?[Names.Attribute.account] else { continue }
+                if seen.insert(Array(account.utf8)).inserted { accounts.append(account) }
             }
             return accounts.sortedByBytes()
         }
@@ -320,22 +311,25 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         connection.refreshCache()
         guard connection.cache.hasEntry(key) else { return nil }
         for path in connection.cache.unresolved {
-            let owner: KeychainAttributes?
-            do throws(SecretServiceFailure) {
-                let reply = try property(Names.Item.attributes, of: path, on: connection)
-                let attributes = try reply.enter("v", "a{ss}") { () throws(SecretServiceFailure) in
-                    try reply.readDictionary()
-                }
-                owner = attributes[Names.Attribute.service].flatMap { service in
-                    attributes[Names.Attribute.account].map { KeychainAttributes(account: $0, service: service) }
-                }
-            } catch let failure where failure.error == .itemNotFound {
-                owner = nil  // deleted since
+            let attributes = try attributes(of: path, on: connection)  // nil: deleted since
+            let owner = attributes?[Names.Attribute.service].flatMap { service in
+                attributes?[Names.Attribute.account].map { KeychainAttributes(account: $0, service: service) }
             }
             connection.cache.resolve(path, as: owner)
         }
         connection.refreshCache()
         return connection.cache.lookup(key)
+    }
+
+    /// ``entry(for:on:)``, made causally fresh when the cache knows the key:
+    /// a round trip to the bus daemon first delivers every change announced
+    /// before this call began.
+    private func confirmedEntry(
+        for key: KeychainAttributes, on connection: SecretServiceConnection
+    ) throws(SecretServiceFailure) -> ItemPathCache.Entry? {
+        guard try entry(for: key, on: connection) != nil else { return nil }
+        try connection.bus.synchronize()
+        return try entry(for: key, on: connection)
     }
 
     /// The items of `key` in every collection: those readable now, those in
@@ -378,6 +372,19 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         try request.append(Names.Item.interface)
         try request.append(name)
         return try connection.call(request)
+    }
+
+    /// The attributes of the item at `path`; `nil` when it no longer exists.
+    private func attributes(
+        of path: String, on connection: SecretServiceConnection
+    ) throws(SecretServiceFailure) -> [String: String]? {
+        let reply: BusMessage
+        do throws(SecretServiceFailure) {
+            reply = try property(Names.Item.attributes, of: path, on: connection)
+        } catch let failure where failure.error == .itemNotFound {
+            return nil
+        }
+        return try reply.enter("v", "a{ss}") { () throws(SecretServiceFailure) in try reply.readDictionary() }
     }
 
     /// The most recently modified of `paths` (ties broken by path), so that

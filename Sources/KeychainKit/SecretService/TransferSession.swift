@@ -17,22 +17,21 @@ final class TransferSession {
     /// The session's object path, part of every secret sent.
     let path: String
 
-    /// The negotiated algorithm (``SecretServiceNames/Algorithm``).
-    let algorithm: String
-
     /// The AES key; `nil` for a plain session.
-    private let key: UnsafeMutableRawBufferPointer?
+    private let key: SessionKey?
 
-    private init(path: String, algorithm: String, key: UnsafeMutableRawBufferPointer?) {
+    private init(path: String, key: SessionKey?) {
         self.path = path
-        self.algorithm = algorithm
         self.key = key
     }
 
-    deinit {
-        if let key {
-            keychainkit_wipe(key.baseAddress, key.count)
-            key.deallocate()
+    /// The session's AES key, in memory of its own, erased when released.
+    private final class SessionKey {
+        let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: Int(KEYCHAINKIT_AES_KEY_BYTES))
+
+        deinit {
+            keychainkit_wipe(bytes, Int(KEYCHAINKIT_AES_KEY_BYTES))
+            bytes.deallocate()
         }
     }
 
@@ -61,26 +60,18 @@ final class TransferSession {
         let request = try openSessionCall(on: bus, destination: destination, algorithm: SecretServiceNames.Algorithm.encrypted)
         try request.container("v", "ay") { () throws(SecretServiceFailure) in try request.append(bytes: publicKey) }
         let reply = try bus.call(request)
-        let key = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(KEYCHAINKIT_AES_KEY_BYTES), alignment: 16)
-        do throws(SecretServiceFailure) {
-            try reply.enter("v", "ay") { () throws(SecretServiceFailure) in
-                try reply.readBytes { peer throws(SecretServiceFailure) in
-                    guard let base = peer.baseAddress,
-                          ForkGeneration.withoutFork({
-                              keychainkit_dh_derive_key(pair, base.assumingMemoryBound(to: UInt8.self), peer.count,
-                                                        key.baseAddress!.assumingMemoryBound(to: UInt8.self))
-                          }) == 0
-                    else { throw cryptoFailure }
-                }
+        let key = SessionKey()
+        try reply.enter("v", "ay") { () throws(SecretServiceFailure) in
+            try reply.readBytes { peer throws(SecretServiceFailure) in
+                guard let base = peer.baseAddress,
+                      ForkGeneration.withoutFork({
+                          keychainkit_dh_derive_key(pair, base.assumingMemoryBound(to: UInt8.self), peer.count, key.bytes)
+                      }) == 0
+                else { throw cryptoFailure }
             }
-            let path = try reply.readString(as: "o")
-            let session = TransferSession(path: path, algorithm: SecretServiceNames.Algorithm.encrypted, key: key)
-            return (session, try sender(of: reply))
-        } catch {
-            keychainkit_wipe(key.baseAddress, key.count)
-            key.deallocate()
-            throw error
         }
+        let path = try reply.readString(as: "o")
+        return (TransferSession(path: path, key: key), try sender(of: reply))
     }
 
     private static func openPlain(
@@ -91,7 +82,7 @@ final class TransferSession {
         let reply = try bus.call(request)
         try reply.skip("v")
         let path = try reply.readString(as: "o")
-        return (TransferSession(path: path, algorithm: SecretServiceNames.Algorithm.plain, key: nil), try sender(of: reply))
+        return (TransferSession(path: path, key: nil), try sender(of: reply))
     }
 
     private static func openSessionCall(
@@ -124,7 +115,7 @@ final class TransferSession {
                 var ciphertext = [UInt8](repeating: 0, count: keychainkit_aes_encrypted_length(value.count))
                 let written = value.withUnsafeBufferPointer { plain in
                     ForkGeneration.withoutFork {
-                        keychainkit_aes_encrypt(key.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                        keychainkit_aes_encrypt(key.bytes,
                                                 plain.baseAddress, plain.count, &iv, &ciphertext)
                     }
                 }
@@ -164,7 +155,7 @@ final class TransferSession {
         var failed = false
         let plaintext = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
             let written = ForkGeneration.withoutFork { keychainkit_aes_decrypt(
-                key.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                key.bytes,
                 iv.assumingMemoryBound(to: UInt8.self), parameters.count,
                 cipher.assumingMemoryBound(to: UInt8.self), value.count, buffer.baseAddress!) }
             failed = written < 0
