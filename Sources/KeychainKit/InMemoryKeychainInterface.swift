@@ -44,9 +44,11 @@ public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendabl
         }
     }
 
+    /// Creates the item, or replaces the value of one another writer
+    /// created first, atomically (as the Secret Service backend does).
     public func insertItem(_ key: KeychainAttributes, value: [UInt8]) throws(KeychainError) {
         try access { state throws(KeychainError) in
-            guard state.items[key] == nil else { throw .duplicateItem }
+            state.items[key]?.wipe()
             state.items[key] = value
         }
     }

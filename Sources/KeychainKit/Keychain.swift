@@ -82,8 +82,10 @@ where Interface: KeychainInterfaceProtocol {
     /// Inserts or updates the bytes for a key. The bytes may contain NUL.
     ///
     /// Updates the existing item (one storage call); when there is none,
-    /// inserts (two calls); when another writer inserted first, retries the
-    /// update once (three calls), whose error propagates.
+    /// inserts (two calls). When another writer inserted first, the
+    /// backends of this package replace its value in that insert; a backend
+    /// that throws ``KeychainError/duplicateItem`` instead gets the update
+    /// retried once (three calls), whose error propagates.
     public func updateData(_ value: [UInt8], forKey key: KeychainAttributes) throws(KeychainError) {
         try mutate(key, .update) { () throws(KeychainError) in
             do throws(KeychainError) {

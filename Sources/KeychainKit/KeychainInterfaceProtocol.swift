@@ -16,8 +16,11 @@ public protocol KeychainInterfaceProtocol: Sendable {
     /// ``KeychainError/itemNotFound`` when there is none.
     func updateItem(_ key: KeychainAttributes, value: [UInt8]) throws(KeychainError)
 
-    /// Creates an item; throws ``KeychainError/duplicateItem`` when one
-    /// already exists for `key`.
+    /// Creates the item of `key` holding `value`. When one exists already
+    /// (another writer was first), a backend either throws
+    /// ``KeychainError/duplicateItem``, and the caller updates it, or — when
+    /// its store can — replaces its value atomically. Either way `key` is
+    /// left with one item.
     func insertItem(_ key: KeychainAttributes, value: [UInt8]) throws(KeychainError)
 
     /// Deletes every item of `key`; throws ``KeychainError/itemNotFound``

@@ -138,6 +138,18 @@ struct ReferenceSemanticsTests {
     }
 
     @Test(arguments: Backend.allCases)
+    func insertingOverAnotherWritersItemReplacesItsValue(_ backend: Backend) throws {
+        let interface = try backend.makeInterface()
+        let key = uniqueKey()
+        try interface.insertItem(key, value: Array("theirs".utf8))
+        try interface.insertItem(key, value: Array("ours".utf8))
+        #expect(try interface.readItem(key) == Array("ours".utf8))
+        if backend == .secretService {
+            #expect(try SecretServiceAdmin().itemCount(service: key.service, account: key.account) == 1)
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
     func theFinalUpdatesErrorPropagates(_ backend: Backend) throws {
         let scripted = ScriptedInterface(try backend.makeInterface())
         let counting = CountingInterface(scripted)

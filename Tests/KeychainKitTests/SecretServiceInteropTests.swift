@@ -72,6 +72,24 @@ struct SecretServiceInteropTests {
         #expect(try admin.itemCount(service: service, account: "erin") == 0)
     }
 
+    @Test func aWriteCollapsesDuplicatesOtherToolsLeftIntoOneItem() throws {
+        try requirePrivateKeyring()
+        let admin = try SecretServiceAdmin()
+        let service = uniqueService()
+        for extra in ["1", "2", "3"] {
+            try run(["secret-tool", "store", "--label=dup", "service", service, "username", "frank", "extra", extra],
+                    input: "theirs \(extra)")
+        }
+        #expect(try admin.itemCount(service: service, account: "frank") == 3)
+        let keychain = Keychain()
+        let key = KeychainAttributes(account: "frank", service: service)
+        try keychain.updateValue("ours", forKey: key)
+        #expect(try admin.itemCount(service: service, account: "frank") == 1)
+        #expect(try run(["secret-tool", "lookup", "service", service, "username", "frank"]).stdout == "ours")
+        #expect(try keychain.value(forKey: key) == "ours")
+        try keychain.removeValue(forKey: key)
+    }
+
     @Test func sessionCollectionIsUsable() throws {
         try requirePrivateKeyring()
         let keychain = Keychain(interface: SecretServiceKeychainInterface(collection: "session"))

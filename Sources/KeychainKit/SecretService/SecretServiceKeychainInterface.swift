@@ -7,8 +7,20 @@ public typealias SystemKeychainInterface = SecretServiceKeychainInterface
 /// Items carry the attributes `service` and `username` plus `xdg:schema`
 /// = ``schemaName``, and the label `Password for '<account>' on '<service>'`.
 /// Lookups match `service` and `username` only, in every collection, so
-/// items written by `secret-tool` or Python `keyring` are found. Writes keep
-/// exactly one item per key; new items go to ``collection``.
+/// items written by `secret-tool` or Python `keyring` are found. New items
+/// go to ``collection``.
+///
+/// Writes keep exactly one item per key, also with several writers at
+/// once. An existing item is updated in place (`SetSecret`). A new one is
+/// created with `replace` set, which gnome-keyring 42 and KWallet perform
+/// atomically over an item whose attributes *include* the new ones (both
+/// measured; KeePassXC not yet): ours carry all three attributes, so
+/// concurrent creates of one key leave one item and never touch another
+/// key's. Items other tools create with other attributes are not matched
+/// either way (`secret-tool store` without `xdg:schema`, Python `keyring`
+/// with `application`), so after creating, and whenever an update finds
+/// several items, a write collapses the key's readable items into one
+/// holding its value. Items in a locked collection are left alone.
 ///
 /// Secrets cross the bus encrypted (`dh-ietf1024-sha256-aes128-cbc-pkcs7`)
 /// unless the service offers only `plain`.
@@ -130,6 +142,8 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
                 // insert that follows checks afresh.
                 throw SecretServiceFailure(.itemNotFound)
             case let .item(path):
+                // The cache remembers an item only when it was the key's
+                // only one.
                 do throws(SecretServiceFailure) {
                     return try setSecret(value, at: path, on: connection)
                 } catch let failure where failure.error == .itemNotFound {
@@ -138,27 +152,25 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
             case nil:
                 break
             }
-            let found = try search(key, on: connection)
-            guard let path = found.chosen else {
-                throw SecretServiceFailure(found.locked.isEmpty ? .itemNotFound : .interactionNotAllowed)
+            for _ in 0..<Self.collapseAttempts {
+                let found = try search(key, on: connection)
+                guard !found.unlocked.isEmpty else {
+                    throw SecretServiceFailure(found.locked.isEmpty ? .itemNotFound : .interactionNotAllowed)
+                }
+                if try store(value, collapsing: found.unlocked, of: key, on: connection) { return }
             }
-            try setSecret(value, at: path, on: connection)
+            // Every item found was deleted before it could be written: the
+            // caller's insert creates one.
+            throw SecretServiceFailure(.itemNotFound)
         }
     }
 
+    /// Creates the item with `replace` set, which the service performs
+    /// atomically over an item of the same attributes, then makes sure the
+    /// key has one item (see ``store(_:collapsing:of:on:)``). Never throws
+    /// ``KeychainError/duplicateItem``.
     public func insertItem(_ key: KeychainAttributes, value: [UInt8]) throws(KeychainError) {
         try withConnection { connection throws(SecretServiceFailure) in
-            switch try confirmedEntry(for: key, on: connection) {
-            case .item:
-                throw SecretServiceFailure(.duplicateItem)
-            case .absent:
-                break
-            case nil:
-                let found = try search(key, on: connection)
-                guard found.unlocked.isEmpty, found.locked.isEmpty else {
-                    throw SecretServiceFailure(.duplicateItem)
-                }
-            }
             let reply: BusMessage
             do throws(SecretServiceFailure) {
                 reply = try createItem(key, value, in: collectionPath, on: connection)
@@ -168,9 +180,15 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
                 // a missing collection as a missing item.
                 reply = try createItem(key, value, in: try resolvedCollectionPath(on: connection), on: connection)
             }
-            let item = try reply.readString(as: "o")
+            _ = try reply.readString(as: "o")
             try refusePrompt(try reply.readString(as: "o"), on: connection)
-            connection.cache.store(key, chosen: item, all: [item])
+            // Another tool may have created an item of the key meanwhile
+            // with other attributes, which neither replace matched.
+            for _ in 0..<Self.collapseAttempts {
+                let found = try search(key, on: connection)
+                if found.unlocked.count < 2 { return }
+                if try store(value, collapsing: found.unlocked, of: key, on: connection) { return }
+            }
         }
     }
 
@@ -180,15 +198,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
             connection.cache.forget(key)
             guard found.locked.isEmpty else { throw SecretServiceFailure(.interactionNotAllowed) }
             guard !found.unlocked.isEmpty else { throw SecretServiceFailure(.itemNotFound) }
-            for path in found.unlocked {
-                do throws(SecretServiceFailure) {
-                    let reply = try connection.call(
-                        try connection.methodCall(path, Names.Item.interface, Names.Item.delete))
-                    try refusePrompt(try reply.readString(as: "o"), on: connection)
-                } catch let failure where failure.error == .itemNotFound {
-                    continue  // deleted by someone else meanwhile
-                }
-            }
+            for path in found.unlocked { try deleteItem(at: path, on: connection) }
         }
     }
 
@@ -233,7 +243,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
             }
         }
         try connection.session.append(value, to: request)
-        try request.append(false)  // replace: no, we checked there is no item
+        try request.append(true)  // replace an item with these attributes, atomically
         do throws(SecretServiceFailure) {
             return try connection.call(request)
         } catch let failure where failure.error == .itemNotFound && path != collectionPath {
@@ -334,7 +344,8 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     /// The items of `key` in every collection: those readable now, those in
     /// locked collections, and the one reads and updates use (the newest
-    /// readable). Records the outcome in the cache when it is unambiguous.
+    /// readable). Records the outcome in the cache when it is unambiguous:
+    /// no item in a locked collection, at most one item.
     private func search(
         _ key: KeychainAttributes, on connection: SecretServiceConnection
     ) throws(SecretServiceFailure) -> (unlocked: [String], locked: [String], chosen: String?) {
@@ -343,7 +354,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         let reply = try connection.call(request)
         let unlocked = try reply.readObjectPaths(), locked = try reply.readObjectPaths()
         let chosen = try newest(unlocked, on: connection)
-        if locked.isEmpty {
+        if locked.isEmpty && unlocked.count < 2 {
             connection.cache.store(key, chosen: chosen, all: unlocked)
         } else {
             connection.cache.forget(key)
@@ -362,6 +373,47 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         let request = try connection.methodCall(path, Names.Item.interface, Names.Item.setSecret)
         try connection.session.append(value, to: request)
         _ = try connection.call(request)
+    }
+
+    /// Deletes the item at `path`; one deleted meanwhile is no error.
+    private func deleteItem(at path: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) {
+        do throws(SecretServiceFailure) {
+            let reply = try connection.call(try connection.methodCall(path, Names.Item.interface, Names.Item.delete))
+            try refusePrompt(try reply.readString(as: "o"), on: connection)
+        } catch let failure where failure.error == .itemNotFound {
+            return
+        }
+    }
+
+    /// Rounds of search-and-collapse a write makes before it gives up on
+    /// items that keep disappearing.
+    private static let collapseAttempts = 3
+
+    /// Stores `value` in the first of `items` (the readable items of `key`)
+    /// and deletes the others, so that the key is left with one item.
+    ///
+    /// "First" is by object path (shorter first, then by bytes: creation
+    /// order within a collection on gnome-keyring), an order that never
+    /// changes and that every writer computes alike: two writers collapsing
+    /// the same duplicates keep the same item, never each other's. Returns
+    /// `false` when that item was deleted meanwhile: search again.
+    private func store(
+        _ value: [UInt8], collapsing items: [String], of key: KeychainAttributes, on connection: SecretServiceConnection
+    ) throws(SecretServiceFailure) -> Bool {
+        guard let keeper = items.min(by: Self.precedes) else { return false }
+        do throws(SecretServiceFailure) {
+            try setSecret(value, at: keeper, on: connection)
+        } catch let failure where failure.error == .itemNotFound {
+            return false
+        }
+        for path in items where path != keeper { try deleteItem(at: path, on: connection) }
+        connection.cache.store(key, chosen: keeper, all: [keeper])
+        return true
+    }
+
+    /// The order of ``store(_:collapsing:of:on:)``'s choice.
+    private static func precedes(_ a: String, _ b: String) -> Bool {
+        a.utf8.count != b.utf8.count ? a.utf8.count < b.utf8.count : a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
     /// The reply `(v)` to getting an item property.

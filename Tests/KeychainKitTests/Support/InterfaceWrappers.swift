@@ -70,7 +70,9 @@ final class ScriptedInterface: KeychainInterfaceProtocol, Sendable {
         script.withLock { $0.failures[call] = error }
     }
 
-    /// Before our next insert, another writer stores `value` under the same key.
+    /// Before our next insert, another writer stores `value` under the same
+    /// key, and that insert answers as a backend that refuses to replace
+    /// does: ``KeychainError/duplicateItem``.
     func competeOnNextInsert(with value: [UInt8]) {
         script.withLock { $0.competingInsert = value }
     }
@@ -95,7 +97,10 @@ final class ScriptedInterface: KeychainInterfaceProtocol, Sendable {
             defer { script.competingInsert = nil }
             return script.competingInsert
         }
-        if let competing { try base.insertItem(key, value: competing) }
+        if let competing {
+            try base.insertItem(key, value: competing)
+            throw .duplicateItem
+        }
         try base.insertItem(key, value: value)
     }
 
