@@ -50,6 +50,16 @@
  *   inherited handle and are called for the child's own writes through it.
  *   An operation another parent thread was in the middle of at fork() does
  *   not happen in the child.
+ * - One item per key: a key has at most one item once its writers are
+ *   done, also when several threads, handles and processes write it at
+ *   once, or race other tools (secret-tool, libsecret). A write that finds
+ *   several items of its key (duplicates another tool left behind) stores
+ *   its value in one and removes the others, so every tool then reads that
+ *   value. Items in a locked collection are left alone. Python keyring's
+ *   set_password adds an item of its own beside an existing one (its
+ *   replace matches only items carrying its "application" attribute); the
+ *   next kk_set makes them one again, and until then kk_get reads the most
+ *   recently modified.
  * - Secret memory: values the library returns are wiped by
  *   kk_secret_free(); its own copies (decrypted buffers, D-Bus messages
  *   carrying secrets, which sd-bus marks sensitive) are wiped before
@@ -201,13 +211,15 @@ KK_API kk_status kk_exists(kk_keychain *kc, const char *service, const char *acc
  *  current value or creating the item. The bytes may contain NUL; value may
  *  be NULL when len is 0. The library keeps no reference to `value`.
  *
- *  Updates the existing item when there is one; otherwise creates one; when
- *  another writer created it first, updates it (once). Under contention
- *  with a remover it can therefore return KK_ENOTFOUND: another process or
- *  handle removed the item between this call's create attempt and its
- *  retried update; the value was not stored, and calling again stores it.
+ *  Updates the existing item when there is one; otherwise creates one,
+ *  replacing atomically the value of an item another writer created
+ *  meanwhile. Under contention (other threads, handles or processes setting
+ *  or removing the key at the same time) kk_set still returns KK_OK: never
+ *  KK_EDUPLICATE, never KK_ENOTFOUND. Overlapping kk_set calls of one key
+ *  leave one item holding one of their values; a kk_remove overlapping a
+ *  kk_set leaves either no item or that value. See "One item per key".
  *
- *  Returns KK_OK; KK_ENOTFOUND (only in that race); KK_ELOCKED;
+ *  Returns KK_OK; KK_ELOCKED;
  *  KK_EUNAVAILABLE; KK_EDENIED; KK_EINVAL (kc or account NULL, bad strings,
  *  value NULL with len > 0, len > KK_MAX_VALUE_SIZE); KK_EUNKNOWN. Observers of the key are called after
  *  the attempt, whatever its outcome, before this function returns; a call

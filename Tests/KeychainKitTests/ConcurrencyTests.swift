@@ -13,13 +13,11 @@ struct ConcurrencyTests {
 
     /// Every thread sets, reads and removes keys shared by all threads;
     /// values name their key, so a read of another key's value (or a
-    /// mixture) is detected. Across separate keychains, an update may lose
-    /// the race the reference documents (insert collides, the retried update
-    /// finds the item removed meanwhile: `itemNotFound` propagates); with
-    /// `allowingLostRaces` that outcome is expected, every other error is not.
+    /// mixture) is detected. Every error is unexpected: across separate
+    /// keychains too, an insert that collides with another writer's replaces
+    /// its value, so no update can lose a race to a remover.
     static func hammer(
-        _ keychains: [Keychain<CountingInterface>], service: String, operations: Int,
-        allowingLostRaces: Bool = false
+        _ keychains: [Keychain<CountingInterface>], service: String, operations: Int
     ) -> (torn: Int, unexpected: Int, attempts: Int) {
         let torn = Counter(), unexpected = Counter(), attempts = Counter()
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
@@ -42,8 +40,6 @@ struct ConcurrencyTests {
                             if parts.count != 3 || parts[0] != account { torn.increment() }
                         }
                     }
-                } catch .itemNotFound where allowingLostRaces {
-                    continue
                 } catch {
                     unexpected.increment()
                 }
@@ -70,8 +66,7 @@ struct ConcurrencyTests {
     func separateKeychainsOneBackend(_ backend: Backend) throws {
         let interface = try backend.makeInterface()
         let keychains = (0..<4).map { _ in Keychain(interface: interface) }
-        let result = Self.hammer(keychains, service: uniqueService(), operations: Self.operations(backend),
-                                 allowingLostRaces: true)
+        let result = Self.hammer(keychains, service: uniqueService(), operations: Self.operations(backend))
         #expect(result.torn == 0)
         #expect(result.unexpected == 0)
     }
@@ -79,8 +74,13 @@ struct ConcurrencyTests {
     @Test func separateSecretServiceConnections() throws {
         try requirePrivateKeyring()
         let keychains = (0..<4).map { _ in Keychain(interface: CountingInterface(SecretServiceKeychainInterface())) }
-        let result = Self.hammer(keychains, service: uniqueService(), operations: 50, allowingLostRaces: true)
+        let service = uniqueService()
+        let result = Self.hammer(keychains, service: service, operations: 50)
         #expect(result.torn == 0)
         #expect(result.unexpected == 0)
+        let admin = try SecretServiceAdmin()
+        for account in Self.accounts {
+            #expect(try admin.itemCount(service: service, account: account) <= 1, "at most one item per key")
+        }
     }
 }

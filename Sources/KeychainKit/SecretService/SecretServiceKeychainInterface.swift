@@ -411,7 +411,8 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         return true
     }
 
-    /// The order of ``store(_:collapsing:of:on:)``'s choice.
+    /// The order of ``store(_:collapsing:of:on:)``'s choice, and of
+    /// ``newest(_:on:)``'s among items modified in the same second.
     private static func precedes(_ a: String, _ b: String) -> Bool {
         a.utf8.count != b.utf8.count ? a.utf8.count < b.utf8.count : a.utf8.lexicographicallyPrecedes(b.utf8)
     }
@@ -439,7 +440,8 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         return try reply.enter("v", "a{ss}") { () throws(SecretServiceFailure) in try reply.readDictionary() }
     }
 
-    /// The most recently modified of `paths` (ties broken by path), so that
+    /// The most recently modified of `paths` (within one second, the last by
+    /// path order: the most recently created in a collection), so that
     /// duplicates another tool left behind are read consistently; `nil` when empty.
     private func newest(
         _ paths: [String], on connection: SecretServiceConnection
@@ -449,8 +451,9 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         for path in paths {
             let reply = try property(Names.Item.modified, of: path, on: connection)
             let modified = try reply.enter("v", "t") { () throws(SecretServiceFailure) in try reply.readUInt64() }
-            let candidate = (modified: modified, path: path)
-            if best == nil || candidate > best! { best = candidate }
+            if let current = best, current.modified > modified
+                || current.modified == modified && !Self.precedes(current.path, path) { continue }
+            best = (modified, path)
         }
         return best?.path
     }
