@@ -72,6 +72,15 @@ void keychainkit_dh_keypair_free(keychainkit_dh_keypair *pair) {
     free(pair);
 }
 
+/* Whether `key` takes all KEYCHAINKIT_DH_BYTES and begins with neither
+ * 0x00 nor 0xFF. */
+static int public_key_is_fit(gcry_mpi_t key) {
+    uint8_t bytes[KEYCHAINKIT_DH_BYTES];
+    size_t written = 0;
+    return gcry_mpi_print(GCRYMPI_FMT_USG, bytes, sizeof bytes, &written, key) == 0 &&
+           written == sizeof bytes && bytes[0] != 0xFF;
+}
+
 keychainkit_dh_keypair *keychainkit_dh_keypair_new(void) {
     if (!ready())
         return NULL;
@@ -81,12 +90,18 @@ keychainkit_dh_keypair *keychainkit_dh_keypair_new(void) {
              gcry_mpi_scan(&pair->prime, GCRYMPI_FMT_HEX, rfc2409_prime_1024, 0, NULL) == 0 &&
              (pair->private_key = gcry_mpi_snew(PRIVATE_EXPONENT_BITS)) != NULL &&
              (pair->public_key = gcry_mpi_new(8 * KEYCHAINKIT_DH_BYTES)) != NULL;
-    if (ok) {
+    /* Drawn again while the public key is unfit (see the header); 64 draws
+     * all unfit happen with probability (2/256)^64. */
+    int fit = 0;
+    for (int draw = 0; ok && !fit && draw < 64; draw++) {
         gcry_mpi_randomize(pair->private_key, PRIVATE_EXPONENT_BITS, GCRY_STRONG_RANDOM);
         ok = gcry_mpi_cmp_ui(pair->private_key, 0) != 0;
+        if (ok) {
+            gcry_mpi_powm(pair->public_key, generator, pair->private_key, pair->prime);
+            fit = public_key_is_fit(pair->public_key);
+        }
     }
-    if (ok)
-        gcry_mpi_powm(pair->public_key, generator, pair->private_key, pair->prime);
+    ok = ok && fit;
     gcry_mpi_release(generator);
     if (!ok) {
         keychainkit_dh_keypair_free(pair);
@@ -152,23 +167,20 @@ int keychainkit_dh_derive_key(const keychainkit_dh_keypair *pair, const uint8_t 
     }
     if (ok) {
         gcry_mpi_powm(shared, peer_key, pair->private_key, pair->prime);
-        /* Big-endian, left-padded to the group's size (as the specification's
-         * other clients do). */
+        /* Big-endian; fewer bytes than the group's size is ambiguous. */
         ok = gcry_mpi_print(GCRYMPI_FMT_USG, shared_bytes, sizeof shared_bytes, &written, shared) == 0 &&
              written > 0 && written <= sizeof shared_bytes;
     }
-    if (ok) {
-        memmove(shared_bytes + (sizeof shared_bytes - written), shared_bytes, written);
-        memset(shared_bytes, 0, sizeof shared_bytes - written);
+    int ambiguous = ok && written < sizeof shared_bytes;
+    if (ok && !ambiguous)
         ok = hkdf_sha256(shared_bytes, sizeof shared_bytes, key_out) == 0;
-    }
     keychainkit_wipe(shared_bytes, sizeof shared_bytes);
     gcry_mpi_release(shared);
     gcry_mpi_release(limit);
     gcry_mpi_release(peer_key);
-    if (!ok)
+    if (!ok || ambiguous)
         keychainkit_wipe(key_out, KEYCHAINKIT_AES_KEY_BYTES);
-    return ok ? 0 : -1;
+    return !ok ? -1 : ambiguous ? KEYCHAINKIT_DH_AMBIGUOUS : 0;
 }
 
 size_t keychainkit_aes_encrypted_length(size_t length) {

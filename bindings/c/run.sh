@@ -5,7 +5,8 @@
 #
 # LIBDIR holds libkeychainkit.so, INCLUDEDIR keychainkit.h; binaries go to
 # OUTDIR. Runs the test runner on the memory backend, then on the Secret
-# Service inside scripts/with-secret-service.sh (a private keyring), each
+# Service inside scripts/with-secret-service.sh (a private gnome-keyring) and
+# inside scripts/with-kwallet.sh (a private KWallet wallet), each
 # example on both backends, and each example under valgrind (memcheck) on
 # the memory backend. Counts every runner test and every example or
 # valgrind run; the last line is "N passed, N failed"; the exit status is
@@ -70,6 +71,8 @@ if [ -n "$runner" ]; then
     run_tests memory "$runner" memory
     echo "== tests on secret-service (private keyring)"
     run_tests secret-service "$harness" "$runner" secret-service
+    echo "== tests on secret-service (KWallet, private wallet)"
+    run_tests kwallet "$root/scripts/with-kwallet.sh" "$runner" secret-service
 fi
 
 # ---- examples --------------------------------------------------------------

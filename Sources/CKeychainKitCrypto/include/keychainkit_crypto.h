@@ -19,25 +19,36 @@
 /* Bytes of the AES-128 key and of a CBC initialisation vector. */
 #define KEYCHAINKIT_AES_KEY_BYTES 16
 #define KEYCHAINKIT_AES_BLOCK_BYTES 16
+/* keychainkit_dh_derive_key(): a shared secret no two servers encode alike. */
+#define KEYCHAINKIT_DH_AMBIGUOUS 1
 
 /* A private/public key pair of the group; its private half is erased on free. */
 typedef struct keychainkit_dh_keypair keychainkit_dh_keypair;
 
-/* A new key pair from the system's random source; NULL on failure. */
+/* A new key pair from the system's random source; NULL on failure.
+ *
+ * Its public key is always KEYCHAINKIT_DH_BYTES long with a first byte
+ * other than 0x00 and 0xFF: pairs whose key is not are drawn again (2 in
+ * 256). KWallet (5.103, through QCA) refuses a shorter key, and reads a key
+ * as a signed number, which it turns back into bytes wrongly when the first
+ * byte is 0xFF; other servers read any key alike. */
 keychainkit_dh_keypair *keychainkit_dh_keypair_new(void);
 
 /* Erases and frees a key pair; NULL is accepted. */
 void keychainkit_dh_keypair_free(keychainkit_dh_keypair *pair);
 
-/* Writes the public key, big-endian without leading zeros, to `out`
- * (KEYCHAINKIT_DH_BYTES of room); returns its length, 0 on failure. */
+/* Writes the public key, big-endian, to `out` (KEYCHAINKIT_DH_BYTES of
+ * room); returns its length (KEYCHAINKIT_DH_BYTES), 0 on failure. */
 size_t keychainkit_dh_public_key(const keychainkit_dh_keypair *pair, uint8_t *out);
 
 /* Derives the session's AES key from the peer's public key (big-endian,
- * any length): checks 1 < peer < p - 1, computes the shared secret,
- * left-pads it to KEYCHAINKIT_DH_BYTES and applies HKDF-SHA256. Writes
- * KEYCHAINKIT_AES_KEY_BYTES to `key_out`; 0 on success, -1 on failure.
- * Every intermediate buffer is erased. */
+ * any length): checks 1 < peer < p - 1, computes the shared secret and
+ * applies HKDF-SHA256 to its KEYCHAINKIT_DH_BYTES big-endian bytes. Writes
+ * KEYCHAINKIT_AES_KEY_BYTES to `key_out`; 0 on success, -1 on failure,
+ * KEYCHAINKIT_DH_AMBIGUOUS (and no key) when the shared secret's first
+ * byte is zero: servers disagree on its encoding then (gnome-keyring and
+ * libsecret pad it, KWallet strips the zeros), so the caller opens another
+ * session instead (1 in 256). Every intermediate buffer is erased. */
 int keychainkit_dh_derive_key(const keychainkit_dh_keypair *pair, const uint8_t *peer, size_t peer_length,
                               uint8_t *key_out);
 

@@ -363,10 +363,17 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     }
 
     /// The secret of the item at `path`.
+    ///
+    /// An empty secret is believed only once the item is seen to exist
+    /// after it: KWallet (5.103) answers a GetSecret that was on its way
+    /// while the item was deleted with an empty secret, not an error
+    /// (measured: most reads racing a delete).
     private func secret(at path: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) -> [UInt8] {
         let request = try connection.methodCall(path, Names.Item.interface, Names.Item.getSecret)
         try request.append(connection.session.path, as: "o")
-        return try connection.session.readSecret(from: try connection.call(request))
+        let value = try connection.session.readSecret(from: try connection.call(request))
+        if value.isEmpty, try attributes(of: path, on: connection) == nil { throw SecretServiceFailure(.itemNotFound) }
+        return value
     }
 
     private func setSecret(_ value: [UInt8], at path: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) {

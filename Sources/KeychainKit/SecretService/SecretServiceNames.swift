@@ -41,6 +41,11 @@ enum SecretServiceNames {
         static let attributes = "Attributes"
     }
 
+    enum Session {
+        static let interface = "org.freedesktop.Secret.Session"
+        static let close = "Close"
+    }
+
     enum Prompt {
         static let interface = "org.freedesktop.Secret.Prompt"
         static let dismiss = "Dismiss"

@@ -48,30 +48,56 @@ final class TransferSession {
         }
     }
 
+    /// Key exchanges tried while the shared secret comes out ambiguous
+    /// (each time with probability 1/256; see `KEYCHAINKIT_DH_AMBIGUOUS`).
+    private static let keyExchangeAttempts = 4
+
     private static func openEncrypted(
         on bus: BusConnection, destination: String
     ) throws(SecretServiceFailure) -> (session: TransferSession, owner: String) {
+        for _ in 1..<keyExchangeAttempts {
+            if let opened = try exchangeKeys(on: bus, destination: destination) { return opened }
+        }
+        guard let opened = try exchangeKeys(on: bus, destination: destination) else { throw cryptoFailure }
+        return opened
+    }
+
+    /// One Diffie-Hellman exchange: the session, or `nil` when its shared
+    /// secret is one that servers encode differently (the service's session
+    /// is then closed).
+    private static func exchangeKeys(
+        on bus: BusConnection, destination: String
+    ) throws(SecretServiceFailure) -> (session: TransferSession, owner: String)? {
         guard let pair = ForkGeneration.withoutFork({ keychainkit_dh_keypair_new() }) else { throw cryptoFailure }
         defer { ForkGeneration.withoutFork { keychainkit_dh_keypair_free(pair) } }
         var publicKey = [UInt8](repeating: 0, count: Int(KEYCHAINKIT_DH_BYTES))
-        let length = ForkGeneration.withoutFork { keychainkit_dh_public_key(pair, &publicKey) }
-        guard length > 0 else { throw cryptoFailure }
-        publicKey.removeLast(publicKey.count - length)
+        guard ForkGeneration.withoutFork({ keychainkit_dh_public_key(pair, &publicKey) }) == publicKey.count else {
+            throw cryptoFailure
+        }
         let request = try openSessionCall(on: bus, destination: destination, algorithm: SecretServiceNames.Algorithm.encrypted)
         try request.container("v", "ay") { () throws(SecretServiceFailure) in try request.append(bytes: publicKey) }
         let reply = try bus.call(request)
         let key = SessionKey()
+        var derived: Int32 = -1
         try reply.enter("v", "ay") { () throws(SecretServiceFailure) in
             try reply.readBytes { peer throws(SecretServiceFailure) in
-                guard let base = peer.baseAddress,
-                      ForkGeneration.withoutFork({
-                          keychainkit_dh_derive_key(pair, base.assumingMemoryBound(to: UInt8.self), peer.count, key.bytes)
-                      }) == 0
-                else { throw cryptoFailure }
+                guard let base = peer.baseAddress else { throw cryptoFailure }
+                derived = ForkGeneration.withoutFork {
+                    keychainkit_dh_derive_key(pair, base.assumingMemoryBound(to: UInt8.self), peer.count, key.bytes)
+                }
             }
         }
         let path = try reply.readString(as: "o")
-        return (TransferSession(path: path, key: key), try sender(of: reply))
+        let owner = try sender(of: reply)
+        switch derived {
+        case 0:
+            return (TransferSession(path: path, key: key), owner)
+        case KEYCHAINKIT_DH_AMBIGUOUS:
+            _ = try? bus.call(try bus.methodCall(owner, path, SecretServiceNames.Session.interface, SecretServiceNames.Session.close))
+            return nil
+        default:
+            throw cryptoFailure
+        }
     }
 
     private static func openPlain(
@@ -107,7 +133,9 @@ final class TransferSession {
     /// and marks the message sensitive.
     func append(_ value: [UInt8], to message: BusMessage) throws(SecretServiceFailure) {
         message.markSensitive()
-        let contentType = value.isValidUTF8 ? "text/plain" : "application/octet-stream"
+        // Text without NUL, which other tools show as text; anything else as
+        // bytes: KWallet stores text/plain values as strings, cut at a NUL.
+        let contentType = value.isValidUTF8 && !value.contains(0) ? "text/plain" : "application/octet-stream"
         try message.container("r", "oayays") { () throws(SecretServiceFailure) in
             try message.append(path, as: "o")
             if let key {

@@ -14,6 +14,7 @@
 
 #define BUS_NAME "org.freedesktop.secrets"
 #define SERVICE_PATH "/org/freedesktop/secrets"
+#define DEFAULT_COLLECTION "/org/freedesktop/secrets/aliases/default"
 #define TIMEOUT_MS 10000
 
 /** The shared session bus, and a plain session opened on it (secrets are
@@ -63,10 +64,30 @@ static GVariant *plain_secret(const char *bytes)
     return g_variant_new("(o@ay@ays)", session_path, params, value, "text/plain");
 }
 
+/** The object path of the collection the default alias names (gnome-keyring:
+ *  login; KWallet: kdewallet), resolved once; NULL after printing why. */
+static const char *default_collection(void)
+{
+    static char *path;
+    if (path != NULL) return path;
+    if (connect_once() != 0) return NULL;
+    GVariant *reply = call(SERVICE_PATH, "org.freedesktop.Secret.Service", "ReadAlias",
+                           g_variant_new("(s)", "default"), "(o)");
+    if (reply == NULL) return NULL;
+    g_variant_get(reply, "(o)", &path);
+    g_variant_unref(reply);
+    if (strcmp(path, "/") != 0) return path;
+    g_free(path);
+    path = NULL;
+    fail("ReadAlias (no default collection)", NULL);
+    return NULL;
+}
+
 int kt_ss_lock(void)
 {
-    if (connect_once() != 0) return -1;
-    const char *objects[] = {KT_LOGIN_COLLECTION};
+    const char *collection = default_collection();
+    if (collection == NULL) return -1;
+    const char *objects[] = {collection};
     GVariant *reply = call(SERVICE_PATH, "org.freedesktop.Secret.Service", "Lock",
                            g_variant_new("(@ao)", g_variant_new_objv(objects, 1)), "(aoo)");
     if (reply == NULL) return -1;
@@ -74,24 +95,58 @@ int kt_ss_lock(void)
     return 0;
 }
 
-int kt_ss_unlock(void)
+/** gnome-keyring: UnlockWithMasterPassword, no prompt. */
+static int unlock_gnome_keyring(const char *collection)
 {
-    if (connect_once() != 0) return -1;
     const char *password = getenv("KEYCHAINKIT_TEST_KEYRING_PASSWORD");
-    if (password == NULL) return fail("unlock", NULL);
+    if (password == NULL) return fail("unlock (no KEYCHAINKIT_TEST_KEYRING_PASSWORD)", NULL);
     GVariant *reply = call(SERVICE_PATH, "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface",
                            "UnlockWithMasterPassword",
-                           g_variant_new("(o@(oayays))", KT_LOGIN_COLLECTION, plain_secret(password)),
-                           NULL);
+                           g_variant_new("(o@(oayays))", collection, plain_secret(password)), NULL);
     if (reply == NULL) return -1;
     g_variant_unref(reply);
     return 0;
 }
 
+/** KWallet: Unlock, then its prompt, which completes without a window (the
+ *  wallet has the empty password); waits until the collection says so. */
+static int unlock_kwallet(const char *collection)
+{
+    const char *objects[] = {collection};
+    GVariant *reply = call(SERVICE_PATH, "org.freedesktop.Secret.Service", "Unlock",
+                           g_variant_new("(@ao)", g_variant_new_objv(objects, 1)), "(aoo)");
+    if (reply == NULL) return -1;
+    const char *prompt = NULL;
+    g_variant_get(reply, "(@ao&o)", NULL, &prompt);
+    GVariant *prompted = strcmp(prompt, "/") == 0
+        ? NULL : call(prompt, "org.freedesktop.Secret.Prompt", "Prompt", g_variant_new("(s)", ""), NULL);
+    int failed = strcmp(prompt, "/") != 0 && prompted == NULL;
+    if (prompted != NULL) g_variant_unref(prompted);
+    g_variant_unref(reply);
+    if (failed) return -1;
+    for (int waited_ms = 0; waited_ms < TIMEOUT_MS; waited_ms += 20) {
+        int locked = 1;
+        if (kt_ss_is_locked(&locked) != 0) return -1;
+        if (!locked) return 0;
+        g_usleep(20 * 1000);
+    }
+    return fail("unlock (still locked after the prompt)", NULL);
+}
+
+int kt_ss_unlock(void)
+{
+    const char *collection = default_collection();
+    if (collection == NULL) return -1;
+    const char *server = getenv("KEYCHAINKIT_TEST_SERVER");
+    return server != NULL && strcmp(server, "kwallet") == 0 ? unlock_kwallet(collection)
+                                                            : unlock_gnome_keyring(collection);
+}
+
 int kt_ss_is_locked(int *locked)
 {
-    if (connect_once() != 0) return -1;
-    GVariant *reply = call(KT_LOGIN_COLLECTION, "org.freedesktop.DBus.Properties", "Get",
+    const char *collection = default_collection();
+    if (collection == NULL) return -1;
+    GVariant *reply = call(collection, "org.freedesktop.DBus.Properties", "Get",
                            g_variant_new("(ss)", "org.freedesktop.Secret.Collection", "Locked"),
                            "(v)");
     if (reply == NULL) return -1;
@@ -137,7 +192,7 @@ int kt_ss_create_item(const char *service, const char *account, const char *labe
                           g_variant_new_string(label));
     g_variant_builder_add(&properties, "{sv}", "org.freedesktop.Secret.Item.Attributes",
                           attributes(service, account));
-    GVariant *reply = call(KT_LOGIN_COLLECTION, "org.freedesktop.Secret.Collection", "CreateItem",
+    GVariant *reply = call(DEFAULT_COLLECTION, "org.freedesktop.Secret.Collection", "CreateItem",
                            g_variant_new("(@a{sv}@(oayays)b)", g_variant_builder_end(&properties),
                                          plain_secret(value), FALSE),
                            "(oo)");

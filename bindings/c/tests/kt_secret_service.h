@@ -1,36 +1,37 @@
 /*
  * kt_secret_service.h — direct access to the private Secret Service for
- * the tests, bypassing KeychainKit: lock and unlock the login collection,
- * count and create items over D-Bus (GIO), and run secret-tool.
+ * the tests, bypassing KeychainKit: lock and unlock the collection of the
+ * default alias, count and create items over D-Bus (GIO), and run
+ * secret-tool.
  *
- * Only for tests under scripts/with-secret-service.sh: they change the
- * keyring's state. Every function returns 0 on success and -1 on failure,
- * after printing why.
+ * Only for tests under scripts/with-secret-service.sh (gnome-keyring) or
+ * scripts/with-kwallet.sh (KWallet, which sets KEYCHAINKIT_TEST_SERVER=kwallet):
+ * they change the keyring's state. Every function returns 0 on success and
+ * -1 on failure, after printing why.
  */
 #ifndef KT_SECRET_SERVICE_H
 #define KT_SECRET_SERVICE_H
 
 #include <stddef.h>
 
-/** The collection the default alias points to in the private keyring. */
-#define KT_LOGIN_COLLECTION "/org/freedesktop/secrets/collection/login"
-
-/** Locks the login collection with org.freedesktop.Secret.Service.Lock. */
+/** Locks the collection of the default alias with
+ *  org.freedesktop.Secret.Service.Lock. */
 int kt_ss_lock(void);
 
-/** Unlocks the login collection with gnome-keyring's
- *  UnlockWithMasterPassword and $KEYCHAINKIT_TEST_KEYRING_PASSWORD. */
+/** Unlocks it without a dialog: gnome-keyring's UnlockWithMasterPassword and
+ *  $KEYCHAINKIT_TEST_KEYRING_PASSWORD; on KWallet, Unlock and its prompt
+ *  (the test wallet's password is empty). */
 int kt_ss_unlock(void);
 
-/** Sets *locked to the login collection's Locked property. */
+/** Sets *locked to that collection's Locked property. */
 int kt_ss_is_locked(int *locked);
 
 /** Sets *count to the number of items (locked or not) whose attributes
  *  include service=`service` and username=`account`. */
 int kt_ss_count_items(const char *service, const char *account, int *count);
 
-/** Creates a new item with those attributes and `value` in the login
- *  collection, never replacing one (so duplicates can be made). */
+/** Creates a new item with those attributes and `value` in the collection
+ *  of the default alias, never replacing one (so duplicates can be made). */
 int kt_ss_create_item(const char *service, const char *account, const char *label,
                       const char *value);
 

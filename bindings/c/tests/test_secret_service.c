@@ -30,14 +30,14 @@ static void remember(kk_event event, const char *service, const char *account, k
     s->status = status;
 }
 
-/** Locks the login collection and checks that it is locked. */
+/** Locks the default collection and checks that it is locked. */
 static int lock(void)
 {
     int locked = 0;
     return CHECK(kt_ss_lock() == 0) && CHECK(kt_ss_is_locked(&locked) == 0) && CHECK(locked);
 }
 
-/** Unlocks the login collection and checks that it is unlocked. */
+/** Unlocks the default collection and checks that it is unlocked. */
 static int unlock(void)
 {
     int locked = 1;
