@@ -27,21 +27,10 @@ for tool in dbus-run-session kwalletd5 gdbus /usr/bin/python3; do
 done
 here=$(cd "$(dirname "$0")" && pwd)
 
-root=$(mktemp -d "${TMPDIR:-/tmp}/keychainkit-kwallet.XXXXXX")
-cleanup() { rm -rf "$root"; }
-trap cleanup EXIT INT TERM
-
-mkdir -p "$root/home" "$root/data" "$root/runtime" "$root/config"
-chmod 700 "$root/runtime"
-
-export HOME="$root/home"
-export XDG_DATA_HOME="$root/data"
-export XDG_CONFIG_HOME="$root/config"
-export XDG_RUNTIME_DIR="$root/runtime"
-export QT_QPA_PLATFORM=offscreen
-export KEYCHAINKIT_TEST_KEYRING=private
+private_home_label=kwallet
+. "$here/lib-private-home.sh"
 export KEYCHAINKIT_TEST_SERVER=kwallet
-unset DBUS_SESSION_BUS_ADDRESS GNOME_KEYRING_CONTROL DISPLAY WAYLAND_DISPLAY
+export QT_QPA_PLATFORM=offscreen
 
 status=0
 dbus-run-session --config-file="$here/kwallet/session-bus.conf" -- sh -c '

@@ -21,20 +21,9 @@ for tool in dbus-run-session gnome-keyring-daemon gdbus; do
     }
 done
 
-root=$(mktemp -d "${TMPDIR:-/tmp}/keychainkit-ss.XXXXXX")
-cleanup() { rm -rf "$root"; }
-trap cleanup EXIT INT TERM
-
-mkdir -p "$root/home" "$root/data" "$root/runtime" "$root/config"
-chmod 700 "$root/runtime"
-
-export HOME="$root/home"
-export XDG_DATA_HOME="$root/data"
-export XDG_CONFIG_HOME="$root/config"
-export XDG_RUNTIME_DIR="$root/runtime"
-export KEYCHAINKIT_TEST_KEYRING=private
+private_home_label=ss
+. "$(dirname "$0")/lib-private-home.sh"
 export KEYCHAINKIT_TEST_KEYRING_PASSWORD=keychainkit-test
-unset DBUS_SESSION_BUS_ADDRESS GNOME_KEYRING_CONTROL DISPLAY WAYLAND_DISPLAY
 
 status=0
 dbus-run-session -- sh -c '

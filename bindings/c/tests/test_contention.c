@@ -146,9 +146,65 @@ static void round_service(char *out, size_t size, int round)
     snprintf(out, size, "%s.round%d", kt_service(), round);
 }
 
+/** The body of a writer process: meets the others at `r`, then writes to
+ *  `svc`; its checks are KT_CHILD'd. `writer` numbers it among the
+ *  WRITERS. */
+typedef void (*writer_process)(rendezvous *r, const char *svc, int writer);
+
+/** Forks WRITERS processes running `body` (each under alarm(seconds)),
+ *  starts them together once all are connected, and checks that each ended
+ *  well. */
+static void run_writers(const char *svc, writer_process body, unsigned seconds, const char *what)
+{
+    rendezvous r;
+    if (!CHECK(rendezvous_open(&r))) return;
+    pid_t writers[WRITERS];
+    for (int w = 0; w < WRITERS; w++) {
+        writers[w] = kt_fork_with_alarm(seconds);
+        if (writers[w] == 0) {
+            body(&r, svc, w);
+            kt_child_exit();
+        }
+    }
+    CHECK(rendezvous_start(&r, WRITERS));
+    for (int w = 0; w < WRITERS; w++) {
+        if (writers[w] > 0) kt_check_child_at(__FILE__, __LINE__, writers[w], what, seconds + 10);
+    }
+}
+
+/** Checks that kk_get and secret-tool read the same whole value of a key
+ *  that has one item. */
+static void check_tools_agree(kk_keychain *kc, const char *svc, const char *account)
+{
+    char ours[128], theirs[128];
+    if (check_whole_value(kc, svc, account, ours, sizeof ours) &&
+        CHECK(kt_secret_tool_lookup(svc, account, theirs, sizeof theirs) == 0))
+        CHECK_STR_EQ(theirs, ours);
+}
+
+/** `rounds` rounds of WRITERS processes running `body` on a new key "key"
+ *  each: after every round the key has one item, which kk_get and
+ *  secret-tool read alike; no round may leave duplicates. */
+static void check_rounds_leave_one_item(int rounds, writer_process body, const char *what)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    int rounds_with_duplicates = 0;
+    for (int round = 0; round < rounds; round++) {
+        char svc[256];
+        round_service(svc, sizeof svc, round);
+        run_writers(svc, body, KT_CHILD_ALARM, what);
+        if (!check_one_item(svc, "key")) rounds_with_duplicates++;
+        check_tools_agree(kc, svc, "key");
+        CHECK_STATUS(kk_remove(kc, svc, "key"), KK_OK);
+    }
+    CHECK_EQ(rounds_with_duplicates, 0);
+    kk_close(kc);
+}
+
 /* ---- processes creating one new key --------------------------------------- */
 
-static _Noreturn void creator(rendezvous *r, const char *svc, int writer)
+static void creator(rendezvous *r, const char *svc, int writer)
 {
     kk_keychain *kc = connected_handle(svc);
     if (KT_CHILD(CHECK(rendezvous_arrive(r))) && kc != NULL) {
@@ -157,34 +213,11 @@ static _Noreturn void creator(rendezvous *r, const char *svc, int writer)
         KT_CHILD(CHECK_STATUS(kk_set(kc, svc, "key", value, strlen(value)), KK_OK));
     }
     if (kc != NULL) kk_close(kc);
-    kt_child_exit();
 }
 
 TEST_ON(KT_SECRET_SERVICE, processes_creating_one_key_leave_one_item)
 {
-    kk_keychain *kc = kt_open();
-    REQUIRE(kc != NULL);
-    int rounds_with_duplicates = 0;
-    for (int round = 0; round < CREATE_ROUNDS; round++) {
-        char svc[256], value[128];
-        round_service(svc, sizeof svc, round);
-        rendezvous r;
-        REQUIRE(rendezvous_open(&r));
-        pid_t writers[WRITERS];
-        for (int w = 0; w < WRITERS; w++) {
-            writers[w] = kt_fork();
-            if (writers[w] == 0) creator(&r, svc, w);
-        }
-        CHECK(rendezvous_start(&r, WRITERS));
-        for (int w = 0; w < WRITERS; w++) {
-            if (writers[w] > 0) CHECK_CHILD(writers[w], "a creator");
-        }
-        if (!check_one_item(svc, "key")) rounds_with_duplicates++;
-        check_whole_value(kc, svc, "key", value, sizeof value);
-        CHECK_STATUS(kk_remove(kc, svc, "key"), KK_OK);
-    }
-    CHECK_EQ(rounds_with_duplicates, 0);
-    kk_close(kc);
+    check_rounds_leave_one_item(CREATE_ROUNDS, creator, "a creator");
 }
 
 /* ---- threads and handles of one process creating one new key -------------- */
@@ -241,10 +274,10 @@ TEST_ON(KT_SECRET_SERVICE, threads_and_handles_creating_one_key_leave_one_item)
 
 static const char *const mixed_keys[MIXED_KEYS] = {"alpha", "beta", "gamma"};
 
-static _Noreturn void mixed_writer(rendezvous *r, const char *svc, int writer)
+static void mixed_writer(rendezvous *r, const char *svc, int writer)
 {
     kk_keychain *kc = connected_handle(svc);
-    if (!KT_CHILD(CHECK(rendezvous_arrive(r))) || kc == NULL) kt_child_exit();
+    if (!KT_CHILD(CHECK(rendezvous_arrive(r))) || kc == NULL) return;
     unsigned seed = 0x5eed0000u + (unsigned)writer;
     for (int step = 0; step < MIXED_OPERATIONS; step++) {
         const char *account = mixed_keys[rand_r(&seed) % MIXED_KEYS];
@@ -266,7 +299,6 @@ static _Noreturn void mixed_writer(rendezvous *r, const char *svc, int writer)
         }
     }
     kk_close(kc);
-    kt_child_exit();
 }
 
 TEST_ON(KT_SECRET_SERVICE, processes_mixing_writes_keep_at_most_one_item_per_key)
@@ -274,27 +306,13 @@ TEST_ON(KT_SECRET_SERVICE, processes_mixing_writes_keep_at_most_one_item_per_key
     kk_keychain *kc = kt_open();
     REQUIRE(kc != NULL);
     const char *svc = kt_service();
-    rendezvous r;
-    REQUIRE(rendezvous_open(&r));
-    pid_t writers[WRITERS];
-    for (int w = 0; w < WRITERS; w++) {
-        writers[w] = kt_fork_with_alarm(MIXED_ALARM);
-        if (writers[w] == 0) mixed_writer(&r, svc, w);
-    }
-    CHECK(rendezvous_start(&r, WRITERS));
-    for (int w = 0; w < WRITERS; w++) {
-        if (writers[w] > 0) kt_check_child_at(__FILE__, __LINE__, writers[w], "a mixed writer", MIXED_ALARM + 10);
-    }
+    run_writers(svc, mixed_writer, MIXED_ALARM, "a mixed writer");
     for (int k = 0; k < MIXED_KEYS; k++) {
         int count = -1;
         CHECK(kt_ss_count_items(svc, mixed_keys[k], &count) == 0);
         CHECK(count == 0 || count == 1);
         if (count != 1) continue;
-        // Every tool reads the same whole value.
-        char ours[128], theirs[128];
-        if (check_whole_value(kc, svc, mixed_keys[k], ours, sizeof ours) &&
-            CHECK(kt_secret_tool_lookup(svc, mixed_keys[k], theirs, sizeof theirs) == 0))
-            CHECK_STR_EQ(theirs, ours);
+        check_tools_agree(kc, svc, mixed_keys[k]);
         CHECK_STATUS(kk_remove(kc, svc, mixed_keys[k]), KK_OK);
     }
     kk_close(kc);
@@ -302,7 +320,7 @@ TEST_ON(KT_SECRET_SERVICE, processes_mixing_writes_keep_at_most_one_item_per_key
 
 /* ---- our writers racing secret-tool ---------------------------------------- */
 
-static _Noreturn void racer(rendezvous *r, const char *svc, int writer)
+static void racer(rendezvous *r, const char *svc, int writer)
 {
     char value[128];
     make_value(value, sizeof value, writer, 0);
@@ -314,36 +332,11 @@ static _Noreturn void racer(rendezvous *r, const char *svc, int writer)
     } else if (KT_CHILD(CHECK(rendezvous_arrive(r)))) {
         KT_CHILD(CHECK(kt_secret_tool_store(svc, "key", "secret-tool's", value) == 0));
     }
-    kt_child_exit();
 }
 
 TEST_ON(KT_SECRET_SERVICE, writers_racing_secret_tool_leave_one_item)
 {
-    kk_keychain *kc = kt_open();
-    REQUIRE(kc != NULL);
-    int rounds_with_duplicates = 0;
-    for (int round = 0; round < RACE_ROUNDS; round++) {
-        char svc[256], ours[128], theirs[128];
-        round_service(svc, sizeof svc, round);
-        rendezvous r;
-        REQUIRE(rendezvous_open(&r));
-        pid_t writers[WRITERS];
-        for (int w = 0; w < WRITERS; w++) {
-            writers[w] = kt_fork();
-            if (writers[w] == 0) racer(&r, svc, w);
-        }
-        CHECK(rendezvous_start(&r, WRITERS));
-        for (int w = 0; w < WRITERS; w++) {
-            if (writers[w] > 0) CHECK_CHILD(writers[w], "a writer racing secret-tool");
-        }
-        if (!check_one_item(svc, "key")) rounds_with_duplicates++;
-        if (check_whole_value(kc, svc, "key", ours, sizeof ours) &&
-            CHECK(kt_secret_tool_lookup(svc, "key", theirs, sizeof theirs) == 0))
-            CHECK_STR_EQ(theirs, ours);
-        CHECK_STATUS(kk_remove(kc, svc, "key"), KK_OK);
-    }
-    CHECK_EQ(rounds_with_duplicates, 0);
-    kk_close(kc);
+    check_rounds_leave_one_item(RACE_ROUNDS, racer, "a writer racing secret-tool");
 }
 
 /* ---- duplicates another tool left behind ----------------------------------- */
