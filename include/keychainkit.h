@@ -38,8 +38,10 @@
  *   remembers of where items are is kept current from the service's change
  *   signals; a remembered absence is confirmed by one round trip to the
  *   D-Bus daemon before it is answered.
- * - Transport: the library speaks D-Bus itself (sd-bus, from libsystemd) and
- *   has no thread of its own. Secrets cross the bus encrypted (the Secret
+ * - Transport: the library speaks D-Bus itself (sd-bus, from libsystemd).
+ *   Its only thread is a handle's delivery thread, while the handle has
+ *   observers (kk_observe()), with a connection of its own; operations run
+ *   on the caller's thread. Secrets cross the bus encrypted (the Secret
  *   Service's dh-ietf1024-sha256-aes128-cbc-pkcs7 session, on libgcrypt),
  *   in plain only with a service that offers nothing else.
  * - fork(): a child process may use handles it inherited and open new ones;
@@ -91,7 +93,7 @@ extern "C" {
 
 /** The version of this header. */
 #define KK_VERSION_MAJOR 0
-#define KK_VERSION_MINOR 3
+#define KK_VERSION_MINOR 4
 #define KK_VERSION_PATCH 0
 
 /** The version of this header as one number: MAJOR*10000 + MINOR*100 + PATCH. */
@@ -168,15 +170,31 @@ KK_API kk_status kk_open_secret_service(kk_keychain **out);
 
 /** Opens a handle on a new, empty, process-local in-memory keychain with
  *  the same semantics as the Secret Service one. Nothing is persisted; each
- *  handle has its own items. Returns KK_OK, KK_EINVAL (out is NULL) or
- *  KK_ENOMEM. Thread-safe. */
+ *  handle has its own items (see kk_open_memory_shared()). Returns KK_OK,
+ *  KK_EINVAL (out is NULL) or KK_ENOMEM. Thread-safe. */
 KK_API kk_status kk_open_memory(kk_keychain **out);
 
+/** Opens another handle on the in-memory keychain of `other` (a handle
+ *  kk_open_memory() or this function opened): each reads what the other
+ *  writes, and observers of one hear the other's writes as changes made
+ *  elsewhere (KK_EVENT_CHANGED, KK_EVENT_DELETED), as handles of the Secret
+ *  Service hear each other. The items live while any of their handles is
+ *  open. On success *out owns a handle to release with kk_close().
+ *  Returns KK_OK, KK_EINVAL (other or out NULL, other not an in-memory
+ *  handle) or KK_ENOMEM. Thread-safe. Since 0.4. */
+KK_API kk_status kk_open_memory_shared(kk_keychain *other, kk_keychain **out);
+
 /** Releases a handle: removes its observers (calling their destroy
- *  functions), then frees it. NULL is accepted and ignored. The handle must
- *  not be used afterwards, nor closed while another thread uses it; closing
- *  it from inside one of its own callbacks is allowed (it is released when
- *  the outermost call returns). */
+ *  functions), ends its delivery thread (see kk_observe()), then frees it.
+ *  NULL is accepted and ignored. The handle must not be used afterwards,
+ *  nor closed while another thread uses it; closing it from inside one of
+ *  its own callbacks is allowed (it is released when the outermost call
+ *  returns).
+ *
+ *  kk_close() waits until the delivery thread has ended, a callback it is
+ *  running included; called from such a callback, it does not wait, and
+ *  the thread ends when the callback returns. A callback must therefore not
+ *  wait for a thread that is inside kk_close() of the same handle. */
 KK_API void kk_close(kk_keychain *kc);
 
 /* ------------------------------------------------------------------------ */
@@ -257,29 +275,56 @@ KK_API void kk_secret_free(char *value);
 /* Observers                                                                 */
 /* ------------------------------------------------------------------------ */
 
-/** What a mutation attempt tried to do. */
+/** What happened to an observed key: a mutation attempt through the handle
+ *  (KK_EVENT_SET, KK_EVENT_REMOVE), or a change made elsewhere
+ *  (KK_EVENT_CHANGED, KK_EVENT_DELETED). */
 typedef enum kk_event {
-    /** kk_set(): insert or update. */
+    /** kk_set() through this handle: insert or update. */
     KK_EVENT_SET = 1,
-    /** kk_remove(). */
-    KK_EVENT_REMOVE = 2
+    /** kk_remove() through this handle. */
+    KK_EVENT_REMOVE = 2,
+    /** The item was created or changed elsewhere — by another process, or
+     *  through another handle: read it again. Status KK_OK. Since 0.4. */
+    KK_EVENT_CHANGED = 3,
+    /** The item was removed elsewhere. Status KK_OK. Since 0.4. */
+    KK_EVENT_DELETED = 4
 } kk_event;
 
-/** An observer callback: called after every kk_set() or kk_remove() on the
+/** An observer callback. Called after every kk_set() or kk_remove() on the
  *  observed key through the handle, with the attempt's status (KK_OK or an
  *  error: failed attempts and equal values notify too; calls rejected with
- *  KK_EINVAL are no attempts and do not). `service` and `account` are valid
- *  only during the call. */
+ *  KK_EINVAL are no attempts and do not); and when another process or
+ *  another handle changes the key's item (KK_EVENT_CHANGED,
+ *  KK_EVENT_DELETED, status KK_OK; no value is passed: read it). `service`
+ *  and `account` are valid only during the call. */
 typedef void (*kk_observer)(kk_event event, const char *service, const char *account,
                             kk_status status, void *userdata);
 
 /** Registers `cb` for (service, account) on `kc`.
  *
- *  The callback runs on the thread that called kk_set()/kk_remove(), after
- *  the attempt and before that call returns, with no library lock held: it
+ *  The handle's own attempts are reported on the thread that called
+ *  kk_set()/kk_remove(), after the attempt and before that call returns.
+ *  Changes made elsewhere are reported on the handle's delivery thread,
+ *  which the library starts with the handle's first observer and ends with
+ *  its last one or kk_close(); a fork()ed child gets its own on its next
+ *  call through the handle. Either way no library lock is held: a callback
  *  may call any kk_ function, including kk_get() and kk_unobserve() on its
- *  own token. Several threads may run callbacks at once. Observers of other
- *  keys cost nothing. `destroy` (may be NULL) is called with `userdata`
+ *  own token. Several threads may run callbacks at once.
+ *
+ *  Changes made elsewhere (Secret Service): items created, replaced,
+ *  updated in place by KeychainKit, or removed — by `secret-tool`,
+ *  libsecret, Python keyring, another process or another handle — are
+ *  reported once each, within tens of milliseconds (changes to one key
+ *  within 25 ms are coalesced into one callback, 25 ms after the first);
+ *  a restart of the service reports every observed key once. Not seen: an
+ *  update in place by another tool (Item.SetSecret, which the services do
+ *  not announce; KeychainKit announces its own), and items whose attributes
+ *  a locked collection hides. The handle's own writes are reported only as
+ *  KK_EVENT_SET/KK_EVENT_REMOVE: a change another process makes to the
+ *  same item within 250 ms of one is taken for its echo. kk_observe()
+ *  returns once such changes are being listened for (at most about 10 s
+ *  without a reachable service). Observers of other keys, and keys nobody
+ *  observes, cost nothing. `destroy` (may be NULL) is called with `userdata`
  *  exactly once: after kk_unobserve() or kk_close() removes the observer,
  *  once no callback of it is still running (so possibly on the thread of
  *  such a callback).

@@ -1,31 +1,32 @@
 /// A process-local backend with the same semantics as the Secret Service
 /// backend, for tests, previews and programs that need no persistence.
 ///
-/// Thread-safe. ``simulateFailure(_:)`` makes every storage call fail with a
-/// chosen error, to exercise the "locked" and "unavailable" paths.
+/// Thread-safe. Several interfaces can share one set of items
+/// (``init(sharingItemsWith:)``), as several processes share a Secret
+/// Service: each reads what the others write, and a keychain over one hears
+/// the others' writes as changes made elsewhere. ``simulateFailure(_:)``
+/// makes every storage call fail with a chosen error, to exercise the
+/// "locked" and "unavailable" paths.
 public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendable {
 
-    private struct State {
-        var items: [KeychainAttributes: [UInt8]] = [:]
-        var failure: KeychainError?
-    }
-
-    private let state = Locked(State())
+    private let store: InMemoryStore
 
     /// Creates an empty in-memory keychain.
-    public init() {}
-
-    deinit {
-        state.withLock { state in
-            for key in Array(state.items.keys) { state.items[key]!.wipe() }
-        }
+    public init() {
+        store = InMemoryStore()
     }
 
-    /// Makes every following storage call throw `error` (for example
-    /// ``KeychainError/interactionNotAllowed`` to simulate a locked keychain),
-    /// until called again with `nil`. Stored items are kept.
+    /// Creates an interface on the same items as `other`.
+    public init(sharingItemsWith other: InMemoryKeychainInterface) {
+        store = other.store
+    }
+
+    /// Makes every following storage call, through any interface sharing
+    /// these items, throw `error` (for example
+    /// ``KeychainError/interactionNotAllowed`` to simulate a locked
+    /// keychain), until called again with `nil`. Stored items are kept.
     public func simulateFailure(_ error: KeychainError?) {
-        state.withLock { $0.failure = error }
+        store.state.withLock { $0.failure = error }
     }
 
     public func readItem(_ key: KeychainAttributes) throws(KeychainError) -> [UInt8]? {
@@ -41,6 +42,7 @@ public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendabl
             guard state.items[key] != nil else { throw .itemNotFound }
             state.items[key]!.wipe()
             state.items[key] = value
+            state.announce(.changed(key), by: self)
         }
     }
 
@@ -50,6 +52,7 @@ public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendabl
         try access { state throws(KeychainError) in
             state.items[key]?.wipe()
             state.items[key] = value
+            state.announce(.changed(key), by: self)
         }
     }
 
@@ -57,6 +60,7 @@ public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendabl
         try access { state throws(KeychainError) in
             guard var old = state.items.removeValue(forKey: key) else { throw .itemNotFound }
             old.wipe()
+            state.announce(.deleted(key), by: self)
         }
     }
 
@@ -66,10 +70,40 @@ public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendabl
         }
     }
 
-    private func access<R>(_ body: (inout State) throws(KeychainError) -> R) throws(KeychainError) -> R {
-        try state.withLock { state throws(KeychainError) in
+    /// The writes made through the other interfaces sharing these items.
+    public func makeOutsideChangeSource() -> (any OutsideChangeSource)? {
+        InMemoryChangeSource(store: store, owner: ObjectIdentifier(self))
+    }
+
+    private func access<R>(_ body: (inout InMemoryStore.State) throws(KeychainError) -> R) throws(KeychainError) -> R {
+        try store.state.withLock { state throws(KeychainError) in
             if let failure = state.failure { throw failure }
             return try body(&state)
+        }
+    }
+}
+
+/// The items that one or more ``InMemoryKeychainInterface``s share, and
+/// the change sources that hear their writes.
+final class InMemoryStore: Sendable {
+
+    struct State {
+        var items: [KeychainAttributes: [UInt8]] = [:]
+        var failure: KeychainError?
+        var sources: [ObjectIdentifier: InMemoryChangeSource] = [:]
+
+        /// Tells every source but the writer's own of a change.
+        func announce(_ change: OutsideChange, by writer: InMemoryKeychainInterface) {
+            let owner = ObjectIdentifier(writer)
+            for source in sources.values where source.owner != owner { source.post(change) }
+        }
+    }
+
+    let state = Locked(State())
+
+    deinit {
+        state.withLock { state in
+            for key in Array(state.items.keys) { state.items[key]!.wipe() }
         }
     }
 }

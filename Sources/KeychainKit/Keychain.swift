@@ -1,4 +1,5 @@
 import Observation
+import Synchronization
 
 /// An observable, dictionary-like interface to a keychain.
 ///
@@ -8,7 +9,9 @@ import Observation
 /// invalidates a tracker that read only another; every mutation attempt
 /// notifies, before the mutation, even when the value is equal or the attempt
 /// fails. Observers registered with ``addObserver(forKey:_:)`` hear each
-/// attempt after it, with its outcome.
+/// attempt after it, with its outcome, and — when the backend can tell —
+/// changes to their key made elsewhere (``KeychainEvent/changed``,
+/// ``KeychainEvent/deleted``), which Observation hears too for observed keys.
 public final class Keychain<Interface>: KeychainProtocol, Sendable
 where Interface: KeychainInterfaceProtocol {
 
@@ -19,6 +22,12 @@ where Interface: KeychainInterfaceProtocol {
     private let registrar = ObservationRegistrar()
     private let observers = KeychainObservers()
     private let keyPaths = Locked<[KeychainAttributes: KeyPath<Keychain, Void>]>([:])
+
+    /// The thread delivering changes made elsewhere, while any key is observed.
+    private let delivery = Locked<ChangeDelivery?>(nil)
+
+    /// The ``ForkGeneration`` ``delivery`` was last brought up to date in.
+    private let deliveryGeneration = Atomic<UInt>(ForkGeneration.current)
 
     /// Creates a keychain backed by the given interface.
     public init(interface: Interface) {
@@ -62,6 +71,7 @@ where Interface: KeychainInterfaceProtocol {
     public func contains(_ key: KeychainAttributes) throws(KeychainError) -> Bool {
         registrar.access(self, keyPath: keyPath(for: key))
         try key.validate()
+        resumeDeliveryAfterFork()
         return try lock.withLock { () throws(KeychainError) in try interface.containsItem(key) }
     }
 
@@ -76,6 +86,7 @@ where Interface: KeychainInterfaceProtocol {
     public func data(forKey key: KeychainAttributes) throws(KeychainError) -> [UInt8]? {
         registrar.access(self, keyPath: keyPath(for: key))
         try key.validate()
+        resumeDeliveryAfterFork()
         return try lock.withLock { () throws(KeychainError) in try interface.readItem(key) }
     }
 
@@ -114,37 +125,113 @@ where Interface: KeychainInterfaceProtocol {
     /// The accounts that have an item in `service`, sorted. Values are not read.
     public func accounts(inService service: String = KeychainAttributes.defaultService) throws(KeychainError) -> [String] {
         guard !service.isEmpty, !service.utf8.contains(0) else { throw .invalidArgument }
+        resumeDeliveryAfterFork()
         return try lock.withLock { () throws(KeychainError) in try interface.accounts(inService: service) }
     }
 
     // MARK: Observers
 
     /// Calls `handler` after every mutation attempt on `key` through this
-    /// keychain, successful or not, with the attempt's outcome.
+    /// keychain, successful or not, with the attempt's outcome; and, when
+    /// the backend can tell (both of this package's can), whenever another
+    /// process or another keychain creates, changes or removes the key's
+    /// item (``KeychainEvent/changed``, ``KeychainEvent/deleted``).
     ///
-    /// The handler runs on the thread that made the attempt, after the
-    /// attempt, with no lock held: it may use this keychain, including
-    /// ``removeObserver(_:)`` on itself.
+    /// A mutation attempt's handler runs on the thread that made the
+    /// attempt, after the attempt. Changes made elsewhere are delivered on a
+    /// thread the keychain starts with its first observer and ends with its
+    /// last. Either way no lock is held: a handler may use this keychain,
+    /// including ``removeObserver(_:)`` on itself.
     public func addObserver(
         forKey key: KeychainAttributes,
         _ handler: @escaping @Sendable (KeychainChange) -> Void
     ) -> KeychainObservationToken {
-        observers.add(forKey: key, handler)
+        let token = observers.add(forKey: key, handler)
+        updateDelivery()
+        return token
     }
 
     /// Removes an observer. Returns `false` when the token is unknown or was
     /// already removed. A notification already running may still call it.
     @discardableResult
     public func removeObserver(_ token: KeychainObservationToken) -> Bool {
-        observers.remove(token)
+        let removed = observers.remove(token)
+        updateDelivery()
+        return removed
     }
 
-    /// Removes every observer.
+    /// Removes every observer, and ends the thread delivering changes made
+    /// elsewhere: waits until it has, a handler it runs included, unless
+    /// called from that handler.
     public func removeAllObservers() {
         observers.removeAll()
+        updateDelivery()
+    }
+
+    deinit {
+        let current = delivery.withLock { current in
+            defer { current = nil }
+            return current
+        }
+        guard let current else { return }
+        if current.belongsToThisProcess { current.stop() } else { current.abandon() }
     }
 
     // MARK: Internals
+
+    /// Brings the delivery thread in line with the observed keys: started
+    /// with the first, told of every change to the set, stopped with the
+    /// last; in a fork()ed child, the parent's is dropped and the child
+    /// gets its own.
+    private func updateDelivery() {
+        var listening: ChangeDelivery?
+        let stopped = delivery.withLock { current -> ChangeDelivery? in
+            deliveryGeneration.store(ForkGeneration.current, ordering: .releasing)
+            if let inherited = current, !inherited.belongsToThisProcess {
+                inherited.abandon()
+                current = nil
+            }
+            let keys = observers.observedKeys
+            if keys.isEmpty {
+                defer { current = nil }
+                return current
+            }
+            if let running = current {
+                running.watch(keys)
+            } else if let source = interface.makeOutsideChangeSource() {
+                current = ChangeDelivery.start(source: source, keys: keys) { [weak self] changes in
+                    self?.deliverOutside(changes)
+                }
+            }
+            listening = current
+            return nil
+        }
+        stopped?.stop()
+        listening?.waitUntilListening()
+    }
+
+    /// In a fork()ed child whose keys are observed: its own delivery thread.
+    private func resumeDeliveryAfterFork() {
+        if deliveryGeneration.load(ordering: .acquiring) != ForkGeneration.current { updateDelivery() }
+    }
+
+    /// Tells observers, and Observation, of changes made elsewhere.
+    private func deliverOutside(_ changes: [OutsideChange]) {
+        for change in changes {
+            switch change {
+            case let .changed(key): notifyOutside(key, .changed)
+            case let .deleted(key): notifyOutside(key, .deleted)
+            case .everything: for key in observers.observedKeys { notifyOutside(key, .changed) }
+            }
+        }
+    }
+
+    private func notifyOutside(_ key: KeychainAttributes, _ event: KeychainEvent) {
+        let keyPath = keyPath(for: key)
+        registrar.willSet(self, keyPath: keyPath)
+        registrar.didSet(self, keyPath: keyPath)
+        observers.notify(KeychainChange(key: key, event: event, error: nil))
+    }
 
     /// The per-key key path Observation tracks.
     private subscript(observationKey key: KeychainAttributes) -> Void { () }
@@ -178,6 +265,7 @@ where Interface: KeychainInterfaceProtocol {
         registrar.willSet(self, keyPath: keyPath)
         let error: KeychainError?
         do throws(KeychainError) {
+            resumeDeliveryAfterFork()
             try lock.withLock { () throws(KeychainError) in try body() }
             error = nil
         } catch let failure {

@@ -1,19 +1,28 @@
-/// What a mutation attempt tried to do.
+/// What happened to a key: a mutation attempt through the keychain
+/// (``update``, ``remove``), or a change made elsewhere (``changed``,
+/// ``deleted``).
 public enum KeychainEvent: Sendable, Equatable {
-    /// An insert or update of the key's value.
+    /// An insert or update of the key's value through this keychain.
     case update
-    /// A removal of the key.
+    /// A removal of the key through this keychain.
     case remove
+    /// The key's item was created or changed elsewhere — by another process
+    /// or through another keychain: read it again.
+    case changed
+    /// The key's item was removed elsewhere.
+    case deleted
 }
 
-/// One mutation attempt on a key, as delivered to observers registered with
-/// ``Keychain/addObserver(forKey:_:)``.
+/// What happened to a key, as delivered to observers registered with
+/// ``Keychain/addObserver(forKey:_:)``: a mutation attempt through the
+/// keychain, or a change made elsewhere.
 public struct KeychainChange: Sendable, Equatable {
-    /// The key the attempt addressed.
+    /// The key the attempt or change addressed.
     public let key: KeychainAttributes
-    /// What the attempt tried to do.
+    /// What the attempt tried to do, or what happened elsewhere.
     public let event: KeychainEvent
-    /// `nil` when the attempt succeeded, otherwise its error.
+    /// `nil` when the attempt succeeded (always for a change made
+    /// elsewhere), otherwise its error.
     public let error: KeychainError?
 
     /// Creates a change record.

@@ -31,9 +31,18 @@ public protocol KeychainInterfaceProtocol: Sendable {
     /// sorted by their UTF-8 bytes, without duplicates. Locked items count:
     /// their attributes are not secret.
     func accounts(inService service: String) throws(KeychainError) -> [String]
+
+    /// A new source of the changes made elsewhere (other processes, other
+    /// interfaces) that a keychain with observers delivers to them; `nil`
+    /// when the backend cannot tell (the default). Changes made through this
+    /// interface are not reported by it: the keychain reports its own.
+    func makeOutsideChangeSource() -> (any OutsideChangeSource)?
 }
 
 extension KeychainInterfaceProtocol {
+
+    /// No changes made elsewhere are reported.
+    public func makeOutsideChangeSource() -> (any OutsideChangeSource)? { nil }
 
     /// Reads the item and wipes its value: for backends that cannot tell
     /// presence more cheaply.

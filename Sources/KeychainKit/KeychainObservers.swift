@@ -57,6 +57,11 @@ final class KeychainObservers: Sendable {
         }
     }
 
+    /// The keys that have at least one handler.
+    var observedKeys: Set<KeychainAttributes> {
+        state.withLock { Set($0.byKey.keys) }
+    }
+
     /// Calls every handler of `change.key`, outside the lock.
     func notify(_ change: KeychainChange) {
         let handlers = state.withLock { $0.byKey[change.key] }

@@ -11,6 +11,15 @@ public func kk_open_memory(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> kk_s
     open(out) { Keychain(interface: InMemoryKeychainInterface()) }
 }
 
+@c @implementation
+public func kk_open_memory_shared(_ other: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> kk_status {
+    guard let other else { return fail(KK_EINVAL, "other is NULL") }
+    guard let memory = KeychainHandle.fromC(other).keychain as? Keychain<InMemoryKeychainInterface> else {
+        return fail(KK_EINVAL, "other is not an in-memory handle")
+    }
+    return open(out) { Keychain(interface: InMemoryKeychainInterface(sharingItemsWith: memory.interface)) }
+}
+
 private func open(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ make: () -> any KeychainProtocol) -> kk_status {
     guard let out else { return fail(KK_EINVAL, "out is NULL") }
     out.pointee = KeychainHandle(make()).toC()

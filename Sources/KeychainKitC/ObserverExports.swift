@@ -24,7 +24,12 @@ final class CObserver: @unchecked Sendable {
     }
 
     func notify(_ change: KeychainChange) {
-        let event = change.event == .update ? KK_EVENT_SET : KK_EVENT_REMOVE
+        let event = switch change.event {
+        case .update: KK_EVENT_SET
+        case .remove: KK_EVENT_REMOVE
+        case .changed: KK_EVENT_CHANGED
+        case .deleted: KK_EVENT_DELETED
+        }
         let status: kk_status = change.error.map(statusWithoutRecording) ?? KK_OK
         change.key.service.withCString { service in
             change.key.account.withCString { account in

@@ -127,6 +127,46 @@ final class BusConnection {
         return BusMessage(owning: reply)
     }
 
+    /// Sends `message` (a signal) without waiting for anything.
+    func send(_ message: BusMessage) throws(SecretServiceFailure) {
+        try Self.check(sd_bus_send(bus, message.raw, nil), "sending a signal")
+    }
+
+    /// A new signal `member` of `interface`, sent from `path`.
+    func signal(_ path: String, _ interface: String, _ member: String) throws(SecretServiceFailure) -> BusMessage {
+        var message: OpaquePointer?
+        let result = sd_bus_message_new_signal(bus, &message, path, interface, member)
+        guard result >= 0, let message else {
+            throw SecretServiceFailure(errno: -result, operation: "creating a D-Bus signal")
+        }
+        return BusMessage(owning: message)
+    }
+
+    /// The connection's unique name on the bus (":1.42").
+    var uniqueName: String? {
+        var name: UnsafePointer<CChar>?
+        guard sd_bus_get_unique_name(bus, &name) >= 0, let name else { return nil }
+        return String(cString: name)
+    }
+
+    /// Waits until the connection has something to handle, `wake` is
+    /// readable, or `limit` microseconds pass; handles nothing.
+    func wait(orReadable wake: Int32, atMost limit: UInt64) {
+        var timeout: UInt64 = 0
+        var milliseconds = Int32(min(limit / 1000, 60_000))
+        if sd_bus_get_timeout(bus, &timeout) >= 0 && timeout != UInt64.max {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            let nowMicroseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+            let due = timeout > nowMicroseconds ? (timeout - nowMicroseconds + 999) / 1000 : 0
+            milliseconds = min(milliseconds, Int32(min(due, 60_000)))
+        }
+        let events = sd_bus_get_events(bus)
+        var fds = [pollfd(fd: socket, events: Int16(max(events, 0)), revents: 0),
+                   pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        _ = poll(&fds, 2, milliseconds)
+    }
+
     /// Handles every signal routed to us before this call began: a round
     /// trip to the bus daemon, then ``handlePendingSignals()``.
     func synchronize() throws(SecretServiceFailure) {

@@ -149,6 +149,14 @@ final class BusMessage {
     private static let malformed = SecretServiceFailure(
         .unknownError(code: -1, message: "the Secret Service sent a reply of an unexpected type"))
 
+    /// The object path a signal (borrowed) carries first, as item signals
+    /// do; `nil` when it carries none.
+    static func firstObjectPath(of signal: OpaquePointer) -> String? {
+        var path: UnsafePointer<CChar>?
+        guard sd_bus_message_read_basic(signal, code("o"), &path) > 0, let path else { return nil }
+        return String(cString: path)
+    }
+
     private func check(_ result: Int32) throws(SecretServiceFailure) {
         if result < 0 { throw SecretServiceFailure(errno: -result, operation: "building or reading a D-Bus message") }
     }

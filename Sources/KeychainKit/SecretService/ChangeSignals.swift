@@ -30,14 +30,11 @@ final class ChangeSignals: BusSignalReceiver {
         guard let interface = sd_bus_message_get_interface(signal), String(cString: interface) == names.interface,
               let member = sd_bus_message_get_member(signal).map({ String(cString: $0) })
         else { return .everything }
-        var path: UnsafePointer<CChar>?
-        guard sd_bus_message_read_basic(signal, CChar(bitPattern: UInt8(ascii: "o")), &path) > 0, let path else {
-            return .everything
-        }
+        guard let path = BusMessage.firstObjectPath(of: signal) else { return .everything }
         switch member {
-        case names.itemCreated: return .itemCreated(path: String(cString: path))
-        case names.itemDeleted: return .itemDeleted(path: String(cString: path))
-        case names.itemChanged: return .itemChanged(path: String(cString: path))
+        case names.itemCreated: return .itemCreated(path: path)
+        case names.itemDeleted: return .itemDeleted(path: path)
+        case names.itemChanged: return .itemChanged(path: path)
         default: return .everything
         }
     }

@@ -52,9 +52,22 @@ final class SecretServiceConnection {
     /// A new call to `member` of `interface` at `path` of the service, which
     /// must not start another service process.
     func methodCall(_ path: String, _ interface: String, _ member: String) throws(SecretServiceFailure) -> BusMessage {
-        let message = try bus.methodCall(destination, path, interface, member)
-        _ = sd_bus_message_set_auto_start(message.raw, 0)
-        return message
+        try bus.serviceCall(destination, path, interface, member)
+    }
+
+    /// ``BusConnection/searchItems(_:at:)`` of the service process.
+    func searchItems(_ attributes: KeyValuePairs<String, String>) throws(SecretServiceFailure) -> (unlocked: [String], locked: [String]) {
+        try bus.searchItems(attributes, at: destination)
+    }
+
+    /// ``BusConnection/itemProperty(_:at:of:)`` of the service process.
+    func itemProperty(_ name: String, at path: String) throws(SecretServiceFailure) -> BusMessage {
+        try bus.itemProperty(name, at: path, of: destination)
+    }
+
+    /// ``BusConnection/itemAttributes(at:of:)`` of the service process.
+    func itemAttributes(at path: String) throws(SecretServiceFailure) -> [String: String]? {
+        try bus.itemAttributes(at: path, of: destination)
     }
 
     /// The reply to `message`, within the timeout.

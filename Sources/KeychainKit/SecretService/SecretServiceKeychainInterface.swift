@@ -59,6 +59,10 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// operation: an sd-bus connection serves one thread at a time.
     private let connection = ConnectionSlot()
 
+    /// The writes in progress or just made, which the watcher of changes
+    /// made elsewhere must not report.
+    private let ownWrites = OwnWrites()
+
     private final class ConnectionSlot: @unchecked Sendable {
         let lock = Lock()
         var current: SecretServiceConnection?
@@ -135,7 +139,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     }
 
     public func updateItem(_ key: KeychainAttributes, value: [UInt8]) throws(KeychainError) {
-        try withConnection { connection throws(SecretServiceFailure) in
+        try withConnection(writing: key) { connection throws(SecretServiceFailure) in
             switch try entry(for: key, on: connection) {
             case .absent:
                 // Possibly stale, which costs nothing here: the caller's
@@ -170,7 +174,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// key has one item (see ``store(_:collapsing:of:on:)``). Never throws
     /// ``KeychainError/duplicateItem``.
     public func insertItem(_ key: KeychainAttributes, value: [UInt8]) throws(KeychainError) {
-        try withConnection { connection throws(SecretServiceFailure) in
+        try withConnection(writing: key) { connection throws(SecretServiceFailure) in
             let reply: BusMessage
             do throws(SecretServiceFailure) {
                 reply = try createItem(key, value, in: collectionPath, on: connection)
@@ -180,7 +184,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
                 // a missing collection as a missing item.
                 reply = try createItem(key, value, in: try resolvedCollectionPath(on: connection), on: connection)
             }
-            _ = try reply.readString(as: "o")
+            ownWrites.touched(try reply.readString(as: "o"))
             try refusePrompt(try reply.readString(as: "o"), on: connection)
             // Another tool may have created an item of the key meanwhile
             // with other attributes, which neither replace matched.
@@ -193,7 +197,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     }
 
     public func deleteItem(_ key: KeychainAttributes) throws(KeychainError) {
-        try withConnection { connection throws(SecretServiceFailure) in
+        try withConnection(writing: key) { connection throws(SecretServiceFailure) in
             let found = try search(key, on: connection)
             connection.cache.forget(key)
             guard found.locked.isEmpty else { throw SecretServiceFailure(.interactionNotAllowed) }
@@ -204,19 +208,23 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     public func accounts(inService service: String) throws(KeychainError) -> [String] {
         try withConnection { connection throws(SecretServiceFailure) in
-            let request = try connection.methodCall(Names.servicePath, Names.Service.interface, Names.Service.searchItems)
-            try request.append(dictionary: [Names.Attribute.service: service])
-            let reply = try connection.call(request)
-            let paths = try reply.readObjectPaths() + reply.readObjectPaths()
+            let found = try connection.searchItems([Names.Attribute.service: service])
+            let paths = found.unlocked + found.locked
             var accounts: [String] = []
             var seen = Set<[UInt8]>()  // by bytes: canonically equal names are distinct accounts
             for path in paths {
                 // nil: deleted meanwhile
-                guard let account = try attributes(of: path, on: connection)?[Names.Attribute.account] else { continue }
+                guard let account = try connection.itemAttributes(at: path)?[Names.Attribute.account] else { continue }
                 if seen.insert(Array(account.utf8)).inserted { accounts.append(account) }
             }
             return accounts.sortedByBytes()
         }
+    }
+
+    /// Hears the changes other processes and interfaces make (see
+    /// ``SecretServiceChangeSource``), on a connection of its own.
+    public func makeOutsideChangeSource() -> (any OutsideChangeSource)? {
+        SecretServiceChangeSource(busAddress: busAddress, timeoutMicroseconds: timeoutMicroseconds, ownWrites: ownWrites)
     }
 
     /// Creates the item of `key` holding `value` in the collection at `path`.
@@ -279,6 +287,12 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// connection that turns out stale is dropped, and `body` runs once more
     /// on a new one.
     private func withConnection<R>(
+        writing key: KeychainAttributes, _ body: (SecretServiceConnection) throws(SecretServiceFailure) -> R
+    ) throws(KeychainError) -> R {
+        try ownWrites.write(key) { () throws(KeychainError) in try withConnection(body) }
+    }
+
+    private func withConnection<R>(
         _ body: (SecretServiceConnection) throws(SecretServiceFailure) -> R
     ) throws(KeychainError) -> R {
         var attemptsLeft = 2
@@ -293,6 +307,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
                     } else {
                         open = try SecretServiceConnection.open(busAddress: busAddress, timeoutMicroseconds: timeoutMicroseconds)
                         connection.current = open
+                        if let name = open.bus.uniqueName { ownWrites.sending(as: name) }
                     }
                     try open.bus.handlePendingSignals()
                     return .success(try body(open))
@@ -321,7 +336,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         connection.refreshCache()
         guard connection.cache.hasEntry(key) else { return nil }
         for path in connection.cache.unresolved {
-            let attributes = try attributes(of: path, on: connection)  // nil: deleted since
+            let attributes = try connection.itemAttributes(at: path)  // nil: deleted since
             let owner = attributes?[Names.Attribute.service].flatMap { service in
                 attributes?[Names.Attribute.account].map { KeychainAttributes(account: $0, service: service) }
             }
@@ -349,10 +364,8 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     private func search(
         _ key: KeychainAttributes, on connection: SecretServiceConnection
     ) throws(SecretServiceFailure) -> (unlocked: [String], locked: [String], chosen: String?) {
-        let request = try connection.methodCall(Names.servicePath, Names.Service.interface, Names.Service.searchItems)
-        try request.append(dictionary: [Names.Attribute.service: key.service, Names.Attribute.account: key.account])
-        let reply = try connection.call(request)
-        let unlocked = try reply.readObjectPaths(), locked = try reply.readObjectPaths()
+        let (unlocked, locked) = try connection.searchItems(
+            [Names.Attribute.service: key.service, Names.Attribute.account: key.account])
         let chosen = try newest(unlocked, on: connection)
         if locked.isEmpty && unlocked.count < 2 {
             connection.cache.store(key, chosen: chosen, all: unlocked)
@@ -372,20 +385,28 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         let request = try connection.methodCall(path, Names.Item.interface, Names.Item.getSecret)
         try request.append(connection.session.path, as: "o")
         let value = try connection.session.readSecret(from: try connection.call(request))
-        if value.isEmpty, try attributes(of: path, on: connection) == nil { throw SecretServiceFailure(.itemNotFound) }
+        if value.isEmpty, try connection.itemAttributes(at: path) == nil { throw SecretServiceFailure(.itemNotFound) }
         return value
     }
 
+    /// Replaces the secret of the item at `path`, and announces it: the
+    /// services send no signal for `SetSecret`, so other processes' watchers
+    /// hear our own (``SecretServiceNames/Changes``).
     private func setSecret(_ value: [UInt8], at path: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) {
         let request = try connection.methodCall(path, Names.Item.interface, Names.Item.setSecret)
         try connection.session.append(value, to: request)
         _ = try connection.call(request)
+        ownWrites.touched(path)
+        let announcement = try connection.bus.signal(Names.Changes.path, Names.Changes.interface, Names.Changes.secretChanged)
+        try announcement.append(path, as: "o")
+        try connection.bus.send(announcement)
     }
 
     /// Deletes the item at `path`; one deleted meanwhile is no error.
     private func deleteItem(at path: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) {
         do throws(SecretServiceFailure) {
             let reply = try connection.call(try connection.methodCall(path, Names.Item.interface, Names.Item.delete))
+            ownWrites.touched(path)
             try refusePrompt(try reply.readString(as: "o"), on: connection)
         } catch let failure where failure.error == .itemNotFound {
             return
@@ -424,29 +445,6 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         a.utf8.count != b.utf8.count ? a.utf8.count < b.utf8.count : a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
-    /// The reply `(v)` to getting an item property.
-    private func property(
-        _ name: String, of path: String, on connection: SecretServiceConnection
-    ) throws(SecretServiceFailure) -> BusMessage {
-        let request = try connection.methodCall(path, Names.Properties.interface, Names.Properties.get)
-        try request.append(Names.Item.interface)
-        try request.append(name)
-        return try connection.call(request)
-    }
-
-    /// The attributes of the item at `path`; `nil` when it no longer exists.
-    private func attributes(
-        of path: String, on connection: SecretServiceConnection
-    ) throws(SecretServiceFailure) -> [String: String]? {
-        let reply: BusMessage
-        do throws(SecretServiceFailure) {
-            reply = try property(Names.Item.attributes, of: path, on: connection)
-        } catch let failure where failure.error == .itemNotFound {
-            return nil
-        }
-        return try reply.enter("v", "a{ss}") { () throws(SecretServiceFailure) in try reply.readDictionary() }
-    }
-
     /// The most recently modified of `paths` (within one second, the last by
     /// path order: the most recently created in a collection), so that
     /// duplicates another tool left behind are read consistently; `nil` when empty.
@@ -456,7 +454,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         guard paths.count > 1 else { return paths.first }
         var best: (modified: UInt64, path: String)?
         for path in paths {
-            let reply = try property(Names.Item.modified, of: path, on: connection)
+            let reply = try connection.itemProperty(Names.Item.modified, at: path)
             let modified = try reply.enter("v", "t") { () throws(SecretServiceFailure) in try reply.readUInt64() }
             if let current = best, current.modified > modified
                 || current.modified == modified && !Self.precedes(current.path, path) { continue }

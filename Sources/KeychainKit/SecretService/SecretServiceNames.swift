@@ -20,6 +20,8 @@ enum SecretServiceNames {
         static let openSession = "OpenSession"
         static let searchItems = "SearchItems"
         static let readAlias = "ReadAlias"
+        static let collectionCreated = "CollectionCreated"
+        static let collectionDeleted = "CollectionDeleted"
     }
 
     enum Collection {
@@ -39,6 +41,15 @@ enum SecretServiceNames {
         static let attributesProperty = "org.freedesktop.Secret.Item.Attributes"
         static let modified = "Modified"
         static let attributes = "Attributes"
+    }
+
+    /// KeychainKit's own signal: `Item.SetSecret` makes the services send
+    /// nothing, so after updating an item in place a writer announces it.
+    enum Changes {
+        static let path = "/io/github/keychainkit"
+        static let interface = "io.github.keychainkit.Changes"
+        /// `SecretChanged(o item)`: the item's secret was replaced in place.
+        static let secretChanged = "SecretChanged"
     }
 
     enum Session {
@@ -87,6 +98,10 @@ enum SecretServiceNames {
         static let interface = "org.freedesktop.DBus.Properties"
         static let get = "Get"
     }
+
+    /// The rules of ``changeMatchRules`` and KeychainKit's own
+    /// ``Changes/secretChanged``: what a watcher of changes made elsewhere hears.
+    static let outsideChangeMatchRules = changeMatchRules + ["type='signal',interface='\(Changes.interface)'"]
 
     /// The bus match rules for every signal that can change what a search
     /// finds: the Service and Collection interfaces' signals (items and

@@ -25,6 +25,16 @@ kk_keychain *kt_open_at(const char *file, int line)
     return kc;
 }
 
+kk_keychain *kt_open_other_at(const char *file, int line, kk_keychain *kc)
+{
+    kk_keychain *other = NULL;
+    kk_status status = kt_current_backend() == KT_MEMORY ? kk_open_memory_shared(kc, &other)
+                                                         : kk_open_secret_service(&other);
+    if (!kt_check_status(status, KK_OK, file, line, "kt_open_other()")) return NULL;
+    kt_check(other != NULL, file, line, "kt_open_other() returned a handle");
+    return other;
+}
+
 void kt_check_value_at(const char *file, int line, kk_keychain *kc, const char *service,
                        const char *account, const void *want, size_t len)
 {

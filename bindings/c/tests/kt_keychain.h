@@ -10,6 +10,12 @@
  *  that failed (REQUIRE it). */
 #define kt_open() kt_open_at(__FILE__, __LINE__)
 
+/** Opens another handle on the items of `kc`: kk_open_memory_shared() on
+ *  the memory backend, a second Secret Service handle otherwise; NULL when
+ *  that failed (REQUIRE it). */
+#define kt_open_other(kc) kt_open_other_at(__FILE__, __LINE__, (kc))
+kk_keychain *kt_open_other_at(const char *file, int line, kk_keychain *kc);
+
 /** A service name unique to the running test ("kk-c-test.<test>"), so
  *  tests never see each other's items in the Secret Service. */
 const char *kt_service(void);

@@ -251,6 +251,17 @@ int kt_secret_tool_store(const char *service, const char *account, const char *l
     return 0;
 }
 
+int kt_secret_tool_clear(const char *service, const char *account)
+{
+    char cmd[2048];
+    if (secret_tool_command(cmd, sizeof cmd, "clear", NULL, service, account) != 0)
+        return fail("secret-tool clear (arguments too long)", NULL);
+    int status = system(cmd);
+    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return fail("secret-tool clear (non-zero exit)", NULL);
+    return 0;
+}
+
 int kt_secret_tool_lookup(const char *service, const char *account, char *out, size_t size)
 {
     char cmd[2048];

@@ -40,6 +40,9 @@ int kt_ss_create_item(const char *service, const char *account, const char *labe
 int kt_secret_tool_store(const char *service, const char *account, const char *label,
                          const char *value);
 
+/** `secret-tool clear service S username U`. */
+int kt_secret_tool_clear(const char *service, const char *account);
+
 /** `secret-tool lookup service S username U`: its output (at most size-1
  *  bytes, NUL-terminated) into `out`. */
 int kt_secret_tool_lookup(const char *service, const char *account, char *out, size_t size);

@@ -1,0 +1,58 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The changes that the other interfaces sharing an ``InMemoryStore`` make,
+/// for a keychain over one of them: queued as they happen, handed out in
+/// order.
+final class InMemoryChangeSource: OutsideChangeSource, @unchecked Sendable {
+
+    /// The interface whose own writes are not reported.
+    let owner: ObjectIdentifier
+
+    private let store: InMemoryStore
+    private let queue = Locked<[OutsideChange]>([])
+
+    /// Made readable by ``post(_:)``; `nil` when the system refused a pipe
+    /// (then waits look at the queue every 10 ms).
+    private let posted = WakePipe()
+
+    init(store: InMemoryStore, owner: ObjectIdentifier) {
+        self.store = store
+        self.owner = owner
+        store.state.withLock { $0.sources[ObjectIdentifier(self)] = self }
+    }
+
+    /// Queues a change another interface made (called under the store's lock).
+    func post(_ change: OutsideChange) {
+        queue.withLock { $0.append(change) }
+        posted?.raise()
+    }
+
+    /// Registered with the store from the start: nothing to do.
+    func listen(for keys: Set<KeychainAttributes>) {}
+
+    func waitForChanges(of keys: Set<KeychainAttributes>, wakingOn wake: Int32) -> [OutsideChange] {
+        if queue.withLock({ $0.isEmpty }) {
+            var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: posted?.readEnd ?? -1, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 2, posted == nil ? 10 : 1000)
+        }
+        posted?.drain()
+        let changes = queue.withLock { queue in
+            defer { queue.removeAll(keepingCapacity: true) }
+            return queue
+        }
+        return changes.filter { change in
+            switch change {
+            case let .changed(key), let .deleted(key): keys.contains(key)
+            case .everything: true
+            }
+        }
+    }
+
+    func close() {
+        store.state.withLock { $0.sources[ObjectIdentifier(self)] = nil }
+        posted?.close()
+    }
+}

@@ -1,0 +1,294 @@
+import CSDBus
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The changes other processes and other interfaces make to observed keys
+/// on the Secret Service, heard on a bus connection of the watcher's own.
+///
+/// What it hears, and how it tells one key from another:
+/// - `ItemCreated(P)`, `ItemChanged(P)` from the service, and KeychainKit's
+///   own `SecretChanged(P)` (the services announce nothing for
+///   `Item.SetSecret`, so our writers do): P's key is known when P is an item
+///   of an observed key (each observed key is searched once, when first
+///   watched), otherwise it is read from P's attributes, once per path.
+/// - `ItemDeleted(P)`: reported when P was an item of an observed key.
+/// - The service's owner changing (a restart), or a collection created or
+///   deleted: every observed key, once, and paths are searched again.
+///
+/// Unseen: an outside `Item.SetSecret` by another tool (libsecret's
+/// `secret_item_set_secret`; `secret-tool store` and Python `keyring`
+/// create with replace, and are seen), and items whose attributes a locked
+/// collection does not show.
+///
+/// Changes of one key are coalesced: those arriving within
+/// ``coalescingMicroseconds`` of the first are delivered as one, that long
+/// after the first (KWallet and KeePassXC announce one write several times).
+/// Changes the interface's own writes caused are dropped (``OwnWrites``).
+final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable {
+
+    static let coalescingMicroseconds: UInt64 = 25_000
+
+    /// How long a change to a key being written is held at most.
+    private static let holdMicroseconds: UInt64 = 10_000_000
+
+    /// How long to wait before trying to reach the bus again.
+    private static let reconnectMicroseconds: UInt64 = 1_000_000
+
+    private typealias Names = SecretServiceNames
+
+    private let busAddress: String?
+    private let timeoutMicroseconds: UInt64
+    private let ownWrites: OwnWrites
+    private let heard = HeardSignals()
+    private var bus: BusConnection?
+    private var reconnectAt: Deadline?
+
+    /// The item paths of observed keys, as searched and as signals told.
+    private var keyOfPath: [String: KeychainAttributes] = [:]
+    private var searchedKeys: Set<KeychainAttributes> = []
+    /// Created or changed paths found to belong to keys nobody observes.
+    private var unobservedPaths: Set<String> = []
+
+    /// A change heard, of an observed key.
+    private struct Heard {
+        let key: KeychainAttributes
+        let deleted: Bool
+        let path: String
+        let sender: String?
+        /// A KeychainKit writer's own announcement.
+        let announced: Bool
+    }
+
+    /// Changes of keys being written by our interface, until the write ends.
+    private var held: [(heard: Heard, until: Deadline)] = []
+    /// Outside changes per key, each due at the end of its coalescing window.
+    private var pending: [KeychainAttributes: (deleted: Bool, due: Deadline)] = [:]
+    private var everythingDue: Deadline?
+
+    init(busAddress: String?, timeoutMicroseconds: UInt64, ownWrites: OwnWrites) {
+        self.busAddress = busAddress
+        self.timeoutMicroseconds = timeoutMicroseconds
+        self.ownWrites = ownWrites
+    }
+
+    /// Connects (subscribing first) and searches the keys newly observed:
+    /// the search's reply comes after the bus installed our subscriptions.
+    func listen(for keys: Set<KeychainAttributes>) {
+        guard let bus = connected() else { return }
+        search(keys, on: bus)
+    }
+
+    func waitForChanges(of keys: Set<KeychainAttributes>, wakingOn wake: Int32) -> [OutsideChange] {
+        guard let bus = connected() else {
+            waitOnly(wake, atMost: reconnectAt?.remaining ?? Self.reconnectMicroseconds)
+            return []
+        }
+        search(keys, on: bus)  // what a failed search left unsearched
+        bus.wait(orReadable: wake, atMost: nextDue ?? 1_000_000)
+        do throws(SecretServiceFailure) {
+            try bus.handlePendingSignals()
+        } catch {
+            // The bus went away: changes may have been missed meanwhile.
+            drop()
+            everythingDue = Deadline(after: 0)
+        }
+        for signal in heard.take() { classify(signal, keys, on: bus) }
+        reconsiderHeld(keys)
+        return due(keys)
+    }
+
+    func close() {
+        bus = nil
+    }
+
+    // MARK: Connection
+
+    private func connected() -> BusConnection? {
+        if let bus { return bus }
+        if let reconnectAt, reconnectAt.remaining != nil { return nil }
+        do throws(SecretServiceFailure) {
+            bus = try BusConnection.open(
+                address: busAddress, timeoutMicroseconds: timeoutMicroseconds,
+                subscribing: Names.outsideChangeMatchRules, to: heard)
+            reconnectAt = nil
+        } catch {
+            reconnectAt = Deadline(after: Self.reconnectMicroseconds)
+        }
+        return bus
+    }
+
+    private func drop() {
+        bus = nil
+        keyOfPath.removeAll()
+        searchedKeys.removeAll()
+        unobservedPaths.removeAll()
+        reconnectAt = Deadline(after: Self.reconnectMicroseconds)
+    }
+
+    private func waitOnly(_ wake: Int32, atMost microseconds: UInt64) {
+        var fd = pollfd(fd: wake, events: Int16(POLLIN), revents: 0)
+        _ = poll(&fd, 1, Int32(min(microseconds / 1000 + 1, 1000)))
+    }
+
+    // MARK: Keys and paths
+
+    /// Learns the item paths of keys newly observed; forgets those of keys
+    /// no longer observed. A key whose search fails (no service now) is
+    /// searched again on the next call.
+    private func search(_ keys: Set<KeychainAttributes>, on bus: BusConnection) {
+        if !searchedKeys.isSubset(of: keys) {
+            searchedKeys.formIntersection(keys)
+            keyOfPath = keyOfPath.filter { keys.contains($0.value) }
+        }
+        for key in keys where !searchedKeys.contains(key) {
+            guard let found = try? bus.searchItems(
+                [Names.Attribute.service: key.service, Names.Attribute.account: key.account], at: Names.busName)
+            else { return }
+            for path in found.unlocked + found.locked { keyOfPath[path] = key }
+            searchedKeys.insert(key)
+        }
+    }
+
+    /// The key of the item at `path`, when an observed key's: known, or
+    /// read from its attributes (`nil` too when it no longer exists).
+    private func key(
+        of path: String, _ keys: Set<KeychainAttributes>, on bus: BusConnection
+    ) -> KeychainAttributes? {
+        if let key = keyOfPath[path] { return key }
+        if unobservedPaths.contains(path) { return nil }
+        // nil too when hidden by a locked collection, or the service is gone.
+        let attributes = try? bus.itemAttributes(at: path, of: Names.busName)
+        guard let service = attributes?[Names.Attribute.service], let account = attributes?[Names.Attribute.account]
+        else { return nil }
+        let key = KeychainAttributes(account: account, service: service)
+        if keys.contains(key) {
+            keyOfPath[path] = key
+            return key
+        }
+        if unobservedPaths.count >= 4096 { unobservedPaths.removeAll() }
+        unobservedPaths.insert(path)
+        return nil
+    }
+
+    private func classify(_ signal: HeardSignals.Signal, _ keys: Set<KeychainAttributes>, on bus: BusConnection) {
+        switch signal.kind {
+        case .everything:
+            keyOfPath.removeAll()
+            searchedKeys.removeAll()
+            unobservedPaths.removeAll()
+            if everythingDue == nil { everythingDue = Deadline(after: Self.coalescingMicroseconds) }
+        case let .itemChanged(path, announced):
+            if !announced { unobservedPaths.remove(path) }  // its attributes may name another key now
+            guard let key = key(of: path, keys, on: bus) else { return }
+            judge(Heard(key: key, deleted: false, path: path, sender: signal.sender, announced: announced), heldUntil: nil)
+        case let .itemDeleted(path):
+            guard let key = keyOfPath[path] else { return }
+            judge(Heard(key: key, deleted: true, path: path, sender: signal.sender, announced: false), heldUntil: nil)
+        }
+    }
+
+    /// Drops a change our own write caused, holds one of a key being
+    /// written (at most ``holdMicroseconds``), schedules the others.
+    private func judge(_ heard: Heard, heldUntil: Deadline?) {
+        let verdict = ownWrites.verdict(path: heard.path, key: heard.key, sender: heard.sender, announced: heard.announced)
+        if verdict == .own { return }
+        let until = heldUntil ?? Deadline(after: Self.holdMicroseconds)
+        if verdict == .held && until.remaining != nil {
+            held.append((heard, until))
+            return
+        }
+        if heard.deleted { keyOfPath[heard.path] = nil }
+        pending[heard.key] = (heard.deleted, pending[heard.key]?.due ?? Deadline(after: Self.coalescingMicroseconds))
+    }
+
+    /// Gives held changes another look: their writes may have ended.
+    private func reconsiderHeld(_ keys: Set<KeychainAttributes>) {
+        let waiting = held
+        held.removeAll()
+        for (heard, until) in waiting where keys.contains(heard.key) { judge(heard, heldUntil: until) }
+    }
+
+    // MARK: Delivery
+
+    /// Microseconds until the next held or pending change needs a look.
+    private var nextDue: UInt64? {
+        var next: UInt64?
+        for entry in pending.values { next = min(next ?? .max, entry.due.remaining ?? 0) }
+        if let everythingDue { next = min(next ?? .max, everythingDue.remaining ?? 0) }
+        if !held.isEmpty { next = min(next ?? .max, 5_000) }
+        return next
+    }
+
+    private func due(_ keys: Set<KeychainAttributes>) -> [OutsideChange] {
+        var changes: [OutsideChange] = []
+        if let everything = everythingDue, everything.remaining == nil {
+            everythingDue = nil
+            pending.removeAll()
+            return [.everything]
+        }
+        for (key, entry) in pending where entry.due.remaining == nil {
+            pending[key] = nil
+            if keys.contains(key) { changes.append(entry.deleted ? .deleted(key) : .changed(key)) }
+        }
+        return changes
+    }
+}
+
+/// The signals a ``SecretServiceChangeSource`` heard, in order, until taken.
+final class HeardSignals: BusSignalReceiver {
+
+    struct Signal {
+        enum Kind {
+            /// Created, changed, or (`announced` by a KeychainKit writer) its secret replaced.
+            case itemChanged(path: String, announced: Bool)
+            case itemDeleted(path: String)
+            case everything
+        }
+        let kind: Kind
+        let sender: String?
+    }
+
+    /// Signals kept at most; beyond, they collapse into one `everything`.
+    static let capacity = 1024
+
+    private var signals: [Signal] = []
+
+    func receive(_ message: OpaquePointer) {
+        guard let kind = Self.kind(of: message) else { return }
+        if signals.count >= Self.capacity {
+            signals = [Signal(kind: .everything, sender: nil)]
+            return
+        }
+        signals.append(Signal(kind: kind, sender: sd_bus_message_get_sender(message).map { String(cString: $0) }))
+    }
+
+    func take() -> [Signal] {
+        defer { signals.removeAll(keepingCapacity: true) }
+        return signals
+    }
+
+    /// What a signal means to a watcher; `nil`: nothing.
+    private static func kind(of message: OpaquePointer) -> Signal.Kind? {
+        let names = SecretServiceNames.self
+        guard let interface = sd_bus_message_get_interface(message).map({ String(cString: $0) }),
+              let member = sd_bus_message_get_member(message).map({ String(cString: $0) })
+        else { return nil }
+        switch (interface, member) {
+        case (names.Collection.interface, names.Collection.itemCreated),
+             (names.Collection.interface, names.Collection.itemChanged):
+            return BusMessage.firstObjectPath(of: message).map { .itemChanged(path: $0, announced: false) }
+        case (names.Changes.interface, names.Changes.secretChanged):
+            return BusMessage.firstObjectPath(of: message).map { .itemChanged(path: $0, announced: true) }
+        case (names.Collection.interface, names.Collection.itemDeleted):
+            return BusMessage.firstObjectPath(of: message).map { .itemDeleted(path: $0) }
+        case (names.Bus.interface, names.Bus.nameOwnerChanged),
+             (names.Service.interface, names.Service.collectionCreated),
+             (names.Service.interface, names.Service.collectionDeleted):
+            return .everything
+        default:
+            return nil  // a collection's properties (locked, unlocked): no item changed
+        }
+    }
+}

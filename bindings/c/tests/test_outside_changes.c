@@ -1,0 +1,302 @@
+/*
+ * test_outside_changes.c — observers hear changes made elsewhere: by another
+ * handle (on the memory backend, one opened with kk_open_memory_shared()),
+ * by another process, and on the Secret Service by secret-tool. One outside
+ * change, one callback, on the handle's delivery thread, for the right key
+ * only; the handle's own writes only as KK_EVENT_SET/KK_EVENT_REMOVE;
+ * nothing after kk_unobserve(); kk_close() while callbacks run is clean; a
+ * fork()ed child that observes gets its own delivery thread.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "kt_fork.h"
+#include "kt_keychain.h"
+#include "kt_secret_service.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/** How long an outside change may take to arrive (the contract: within a
+ *  second; the slack is for loaded CI machines). */
+#define ARRIVAL_MS 3000
+
+/** How long to wait for something that must not come. */
+#define QUIET_MS 400
+
+/* ---- an observer that logs, thread-safe ------------------------------------ */
+
+typedef struct event_log {
+    pthread_mutex_t mutex;
+    pthread_cond_t changed;
+    int counts[5];          /* by kk_event */
+    int wrong_key;          /* calls naming another key */
+    int wrong_status;       /* outside changes with a status other than KK_OK */
+    int on_own_thread;      /* outside changes delivered on the registering thread */
+    pthread_t registrar;
+    const char *service, *account;
+    unsigned sleep_ms;      /* each callback sleeps this long */
+    int destroyed;
+} event_log;
+
+static void log_init(event_log *log, const char *service, const char *account)
+{
+    memset(log, 0, sizeof *log);
+    pthread_mutex_init(&log->mutex, NULL);
+    pthread_cond_init(&log->changed, NULL);
+    log->registrar = pthread_self();
+    log->service = service;
+    log->account = account;
+}
+
+static void log_event(kk_event event, const char *service, const char *account, kk_status status,
+                      void *userdata)
+{
+    event_log *log = userdata;
+    if (log->sleep_ms) kt_sleep_ms(log->sleep_ms);
+    pthread_mutex_lock(&log->mutex);
+    if (event >= 1 && event <= 4) log->counts[event]++;
+    if (strcmp(service, log->service) != 0 || strcmp(account, log->account) != 0) log->wrong_key++;
+    if (event >= KK_EVENT_CHANGED) {
+        if (status != KK_OK) log->wrong_status++;
+        if (pthread_equal(pthread_self(), log->registrar)) log->on_own_thread++;
+    }
+    pthread_cond_broadcast(&log->changed);
+    pthread_mutex_unlock(&log->mutex);
+}
+
+static void log_destroy(void *userdata)
+{
+    event_log *log = userdata;
+    pthread_mutex_lock(&log->mutex);
+    log->destroyed++;
+    pthread_mutex_unlock(&log->mutex);
+}
+
+/** The number of `event` callbacks so far. */
+static int count(event_log *log, kk_event event)
+{
+    pthread_mutex_lock(&log->mutex);
+    int n = log->counts[event];
+    pthread_mutex_unlock(&log->mutex);
+    return n;
+}
+
+/** Waits up to `ms` until `event` was called at least `n` times; returns
+ *  the count then. */
+static int wait_for(event_log *log, kk_event event, int n, int ms)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += ms / 1000;
+    until.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&log->mutex);
+    while (log->counts[event] < n && pthread_cond_timedwait(&log->changed, &log->mutex, &until) == 0) {}
+    int got = log->counts[event];
+    pthread_mutex_unlock(&log->mutex);
+    return got;
+}
+
+static uint64_t observe(kk_keychain *kc, event_log *log)
+{
+    uint64_t token = 0;
+    CHECK_STATUS(kk_observe(kc, log->service, log->account, log_event, log, log_destroy, &token), KK_OK);
+    return token;
+}
+
+static kk_status set_str(kk_keychain *kc, const char *svc, const char *account, const char *value)
+{
+    return kk_set(kc, svc, account, value, strlen(value));
+}
+
+/* ---- another handle ------------------------------------------------------------ */
+
+TEST(another_handles_writes_are_changes_made_elsewhere)
+{
+    kk_keychain *a = kt_open();
+    REQUIRE(a != NULL);
+    kk_keychain *b = kt_open_other(a);
+    REQUIRE(b != NULL);
+    const char *svc = kt_service();
+    event_log log;
+    log_init(&log, svc, "watched");
+    observe(a, &log);
+
+    CHECK_STATUS(set_str(b, svc, "watched", "created by b"), KK_OK);
+    CHECK_EQ(wait_for(&log, KK_EVENT_CHANGED, 1, ARRIVAL_MS), 1);
+    CHECK_GOT(a, svc, "watched", "created by b");
+    CHECK_STATUS(set_str(b, svc, "watched", "updated by b"), KK_OK);
+    CHECK_EQ(wait_for(&log, KK_EVENT_CHANGED, 2, ARRIVAL_MS), 2);
+    CHECK_STATUS(kk_remove(b, svc, "watched"), KK_OK);
+    CHECK_EQ(wait_for(&log, KK_EVENT_DELETED, 1, ARRIVAL_MS), 1);
+
+    // Another key, and the same key's writes through a: nothing more.
+    CHECK_STATUS(set_str(b, svc, "other", "x"), KK_OK);
+    CHECK_STATUS(kk_remove(b, svc, "other"), KK_OK);
+    kt_sleep_ms(QUIET_MS);
+    CHECK_EQ(count(&log, KK_EVENT_CHANGED), 2);
+    CHECK_EQ(count(&log, KK_EVENT_DELETED), 1);
+    CHECK_EQ(count(&log, KK_EVENT_SET) + count(&log, KK_EVENT_REMOVE), 0);
+    CHECK_EQ(log.wrong_key, 0);
+    CHECK_EQ(log.wrong_status, 0);
+    CHECK_EQ(log.on_own_thread, 0);
+    kk_close(b);
+    kk_close(a);
+    CHECK_EQ(log.destroyed, 1);
+}
+
+TEST(own_writes_are_reported_once_as_set_and_remove)
+{
+    kk_keychain *a = kt_open();
+    REQUIRE(a != NULL);
+    kk_keychain *b = kt_open_other(a);  // a second handle makes a's store shared
+    REQUIRE(b != NULL);
+    const char *svc = kt_service();
+    event_log log;
+    log_init(&log, svc, "mine");
+    observe(a, &log);
+    for (int i = 0; i < 5; i++) CHECK_STATUS(set_str(a, svc, "mine", i % 2 ? "odd" : "even"), KK_OK);
+    CHECK_STATUS(kk_remove(a, svc, "mine"), KK_OK);
+    kt_sleep_ms(QUIET_MS);
+    CHECK_EQ(count(&log, KK_EVENT_SET), 5);
+    CHECK_EQ(count(&log, KK_EVENT_REMOVE), 1);
+    CHECK_EQ(count(&log, KK_EVENT_CHANGED), 0);
+    CHECK_EQ(count(&log, KK_EVENT_DELETED), 0);
+    kk_close(b);
+    kk_close(a);
+}
+
+TEST(after_unobserve_nothing_is_heard)
+{
+    kk_keychain *a = kt_open();
+    REQUIRE(a != NULL);
+    kk_keychain *b = kt_open_other(a);
+    REQUIRE(b != NULL);
+    const char *svc = kt_service();
+    event_log log;
+    log_init(&log, svc, "k");
+    uint64_t token = observe(a, &log);
+    CHECK_STATUS(set_str(b, svc, "k", "1"), KK_OK);
+    CHECK_EQ(wait_for(&log, KK_EVENT_CHANGED, 1, ARRIVAL_MS), 1);
+    CHECK_STATUS(kk_unobserve(a, token), KK_OK);
+    CHECK_STATUS(set_str(b, svc, "k", "2"), KK_OK);
+    CHECK_STATUS(kk_remove(b, svc, "k"), KK_OK);
+    kt_sleep_ms(QUIET_MS);
+    CHECK_EQ(count(&log, KK_EVENT_CHANGED), 1);
+    CHECK_EQ(count(&log, KK_EVENT_DELETED), 0);
+    CHECK_EQ(log.destroyed, 1);
+    kk_close(b);
+    kk_close(a);
+}
+
+TEST(close_while_a_delivery_callback_runs_is_clean)
+{
+    kk_keychain *a = kt_open();
+    REQUIRE(a != NULL);
+    kk_keychain *b = kt_open_other(a);
+    REQUIRE(b != NULL);
+    const char *svc = kt_service();
+    event_log log;
+    log_init(&log, svc, "slow");
+    log.sleep_ms = 300;
+    observe(a, &log);
+    CHECK_STATUS(set_str(b, svc, "slow", "1"), KK_OK);
+    kt_sleep_ms(150);  // the callback is (most likely) sleeping now
+    kk_close(a);       // waits for it
+    CHECK_EQ(log.destroyed, 1);
+    CHECK(count(&log, KK_EVENT_CHANGED) <= 1);
+    CHECK_STATUS(kk_remove(b, svc, "slow"), KK_OK);
+    kk_close(b);
+}
+
+/* ---- other processes (Secret Service) ------------------------------------------ */
+
+TEST_ON(KT_SECRET_SERVICE, secret_tool_writes_are_heard)
+{
+    kk_keychain *a = kt_open();
+    REQUIRE(a != NULL);
+    const char *svc = kt_service();
+    event_log log;
+    log_init(&log, svc, "tool");
+    observe(a, &log);
+    CHECK(kt_secret_tool_store(svc, "tool", "secret-tool", "first") == 0);
+    CHECK_EQ(wait_for(&log, KK_EVENT_CHANGED, 1, ARRIVAL_MS), 1);
+    CHECK(kt_secret_tool_store(svc, "tool", "secret-tool", "replaced") == 0);
+    CHECK_EQ(wait_for(&log, KK_EVENT_CHANGED, 2, ARRIVAL_MS), 2);
+    CHECK_GOT(a, svc, "tool", "replaced");
+    CHECK(kt_secret_tool_clear(svc, "tool") == 0);
+    CHECK_EQ(wait_for(&log, KK_EVENT_DELETED, 1, ARRIVAL_MS), 1);
+    CHECK_STATUS(kk_exists(a, svc, "tool"), KK_ENOTFOUND);
+    kt_sleep_ms(QUIET_MS);
+    CHECK_EQ(count(&log, KK_EVENT_CHANGED), 2);
+    CHECK_EQ(count(&log, KK_EVENT_DELETED), 1);
+    kk_close(a);
+}
+
+/** A child process that writes through a handle of its own. */
+static _Noreturn void writer_process(const char *svc, const char *account)
+{
+    kk_keychain *kc = kt_open();
+    if (KT_CHILD(CHECK(kc != NULL))) {
+        KT_CHILD(CHECK_STATUS(set_str(kc, svc, account, "in place from another process"), KK_OK));
+        kk_close(kc);
+    }
+    kt_child_exit();
+}
+
+TEST_ON(KT_SECRET_SERVICE, another_process_updating_in_place_is_heard)
+{
+    kk_keychain *a = kt_open();
+    REQUIRE(a != NULL);
+    const char *svc = kt_service();
+    CHECK_STATUS(set_str(a, svc, "shared", "before"), KK_OK);
+    event_log log;
+    log_init(&log, svc, "shared");
+    observe(a, &log);
+    pid_t pid = kt_fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) writer_process(svc, "shared");  // SetSecret: announced by our own signal
+    CHECK_CHILD(pid, "the writer");
+    CHECK_EQ(wait_for(&log, KK_EVENT_CHANGED, 1, ARRIVAL_MS), 1);
+    CHECK_GOT(a, svc, "shared", "in place from another process");
+    kt_sleep_ms(QUIET_MS);
+    CHECK_EQ(count(&log, KK_EVENT_CHANGED), 1);
+    CHECK_STATUS(kk_remove(a, svc, "shared"), KK_OK);
+    kk_close(a);
+}
+
+TEST_ON(KT_SECRET_SERVICE, a_forked_child_that_observes_hears_changes)
+{
+    kk_keychain *a = kt_open();
+    REQUIRE(a != NULL);
+    const char *svc = kt_service();
+    event_log parent_log;
+    log_init(&parent_log, svc, "forked");
+    observe(a, &parent_log);  // the parent's delivery thread runs
+    pid_t pid = kt_fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        event_log log;
+        log_init(&log, svc, "forked");
+        uint64_t token = 0;
+        KT_CHILD(CHECK_STATUS(kk_observe(a, svc, "forked", log_event, &log, NULL, &token), KK_OK));
+        kk_keychain *other = kt_open();
+        if (KT_CHILD(CHECK(other != NULL))) {
+            KT_CHILD(CHECK_STATUS(set_str(other, svc, "forked", "from the child's other handle"), KK_OK));
+            KT_CHILD(CHECK_EQ(wait_for(&log, KK_EVENT_CHANGED, 1, ARRIVAL_MS), 1));
+            kk_close(other);
+        }
+        kt_child_exit();
+    }
+    CHECK_CHILD(pid, "the observing child");
+    CHECK_EQ(wait_for(&parent_log, KK_EVENT_CHANGED, 1, ARRIVAL_MS), 1);
+    CHECK_STATUS(kk_remove(a, svc, "forked"), KK_OK);
+    kk_close(a);
+}
