@@ -39,7 +39,7 @@ struct Commands {
             }
             for account in accounts { try StandardStreams.writeLine(account) }
         case let .watch(account, interval):
-            try watch(account, every: interval)
+            try KeyWatch(keychain: keychain, key: key(account)).run(polling: interval)
         case .help:
             try StandardStreams.writeLine(Invocation.usage)
         case .version:
@@ -49,43 +49,6 @@ struct Commands {
 
     private func key(_ account: String) -> KeychainAttributes {
         KeychainAttributes(account: account, service: service)
-    }
-
-    /// Polls the key with fresh reads and prints one line per change of
-    /// state: present (with a change counter, never the value), absent,
-    /// locked, unavailable.
-    private func watch(_ account: String, every interval: Duration) throws(CLIFailure) {
-        // Interrupting ends the watch, even when the shell that started us
-        // in the background made us ignore SIGINT.
-        signal(SIGINT, SIG_DFL)
-        var last: String?
-        var previousValue: [UInt8]?
-        var changes = 0
-        try StandardStreams.writeLine("watching '\(account)' on '\(service)'; interrupt to stop")
-        while true {
-            let state: String
-            do throws(KeychainError) {
-                let value = try keychain.data(forKey: key(account))
-                if let value {
-                    if value != previousValue, previousValue != nil || last != nil { changes += 1 }
-                    state = "present (change \(changes))"
-                } else {
-                    state = "absent"
-                }
-                previousValue?.wipe()  // in place: a `var` copy would wipe nothing
-                previousValue = value
-            } catch {
-                state = "\(error)"
-            }
-            if state != last {
-                try StandardStreams.writeLine("\(account): \(state)")
-                last = state
-            }
-            let (seconds, attoseconds) = interval.components
-            var delay = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-            var remaining = timespec()
-            while nanosleep(&delay, &remaining) != 0 && errno == EINTR { delay = remaining }
-        }
     }
 }
 

@@ -6,7 +6,7 @@ struct Invocation {
         case get(account: String, newline: Bool)
         case remove(account: String)
         case list
-        case watch(account: String, interval: Duration)
+        case watch(account: String, interval: Duration?)
         case help
         case version
     }
@@ -36,8 +36,11 @@ struct Invocation {
       rm [--service S] ACCOUNT      remove the secret (absent is not an error)
       ls [--service S]              list the accounts of the service
       watch [--service S] [--interval MS] ACCOUNT
-                                    print a line per change until interrupted
-                                    (polls every MS milliseconds, default 500)
+                                    print a line per change until interrupted,
+                                    as the service announces changes; with
+                                    --interval, also re-read every MS
+                                    milliseconds (for changes no service
+                                    announces: another tool's in-place update)
       --help, --version
 
     The service defaults to "keychainkit"; the backend to $KEYCHAINKIT_BACKEND,
@@ -53,7 +56,7 @@ struct Invocation {
         var backendName = environmentBackend
         var service: String?
         var newline = true
-        var interval = Duration.milliseconds(500)
+        var interval: Duration?
         var positional: [String] = []
         var index = 0
 

@@ -3,12 +3,6 @@ import KeychainKit
 import Testing
 
 /// Collects the changes an observer hears.
-final class ChangeLog: Sendable {
-    private let changes = Protected<[KeychainChange]>([])
-    var all: [KeychainChange] { changes.withLock { $0 } }
-    func append(_ change: KeychainChange) { changes.withLock { $0.append(change) } }
-}
-
 @Suite("Observer registry")
 struct ObserverRegistryTests {
 

@@ -29,6 +29,22 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     }
 }
 
+extension Backend {
+
+    /// Two interfaces on the same items, as two processes have: in memory,
+    /// one sharing the other's items; on the Secret Service, two connections.
+    func makeInterfacePair() throws -> (CountingInterface, CountingInterface) {
+        switch self {
+        case .memory:
+            let first = InMemoryKeychainInterface()
+            return (CountingInterface(first), CountingInterface(InMemoryKeychainInterface(sharingItemsWith: first)))
+        case .secretService:
+            try requirePrivateKeyring()
+            return (CountingInterface(SecretServiceKeychainInterface()), CountingInterface(SecretServiceKeychainInterface()))
+        }
+    }
+}
+
 struct NotInPrivateKeyring: Error, CustomStringConvertible {
     var description: String {
         "Secret Service tests run only inside scripts/with-secret-service.sh (make test); refusing to use the real keyring"

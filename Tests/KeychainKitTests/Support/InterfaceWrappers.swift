@@ -46,6 +46,10 @@ final class CountingInterface: KeychainInterfaceProtocol, Sendable {
         record(.list)
         return try base.accounts(inService: service)
     }
+
+    func makeOutsideChangeSource() -> (any OutsideChangeSource)? {
+        base.makeOutsideChangeSource()
+    }
 }
 
 /// Forwards to a real backend, but can fail chosen calls, and can let
@@ -112,5 +116,9 @@ final class ScriptedInterface: KeychainInterfaceProtocol, Sendable {
     func accounts(inService service: String) throws(KeychainError) -> [String] {
         if let error = failure(for: .list) { throw error }
         return try base.accounts(inService: service)
+    }
+
+    func makeOutsideChangeSource() -> (any OutsideChangeSource)? {
+        base.makeOutsideChangeSource()
     }
 }

@@ -9,21 +9,35 @@ from . import _ffi
 from ._errors import KeychainError, error_for
 from ._status import Status, as_status
 
-EventKind = Literal["set", "remove"]
+EventKind = Literal["set", "remove", "changed", "deleted"]
+"""What happened to an observed key:
 
-_KINDS = {1: "set", 2: "remove"}
+- ``"set"``: a write attempt through the observing keychain (``KK_EVENT_SET``);
+- ``"remove"``: a removal attempt through it (``KK_EVENT_REMOVE``);
+- ``"changed"``: the item was created or changed elsewhere — by another
+  process (``secret-tool``, libsecret, Python ``keyring``, another
+  KeychainKit program) or through another keychain — so read it again
+  (``KK_EVENT_CHANGED``, since library 0.4);
+- ``"deleted"``: the item was removed elsewhere (``KK_EVENT_DELETED``,
+  since library 0.4).
+"""
+
+_KINDS = {1: "set", 2: "remove", 3: "changed", 4: "deleted"}
 
 
 @dataclass(frozen=True)
 class ChangeEvent:
-    """One mutation attempt on an observed key, reported after the attempt.
+    """One change of an observed key, reported after it happened.
 
-    ``kind`` is ``"set"`` (a write) or ``"remove"``; ``service`` and
-    ``account`` name the key (the service resolved: never ``None``);
-    ``status`` is the attempt's outcome and ``error`` the matching exception,
-    ``None`` on success. Failed attempts and writes of an equal value are
-    reported too: an event is not proof that storage changed. Events never
-    carry the value.
+    ``kind`` (an :data:`EventKind`) is ``"set"`` (a write) or ``"remove"``
+    for an attempt through the observing keychain, ``"changed"`` or
+    ``"deleted"`` for a change made elsewhere (another process, or another
+    keychain); ``service`` and ``account`` name the key (the service
+    resolved: never ``None``); ``status`` is the outcome and ``error`` the
+    matching exception, ``None`` on success. Failed attempts and writes of
+    an equal value are reported too: a ``"set"`` or ``"remove"`` event is
+    not proof that storage changed. Changes made elsewhere always have
+    status OK and no error. Events never carry the value: read it again.
     """
 
     kind: EventKind
@@ -34,7 +48,7 @@ class ChangeEvent:
 
     @property
     def ok(self) -> bool:
-        """Whether the attempt succeeded."""
+        """Whether the attempt succeeded (always, for a change made elsewhere)."""
         return self.status == Status.OK
 
     @classmethod

@@ -33,6 +33,7 @@ _PROTOTYPES: Dict[str, Tuple[Any, Sequence[Any]]] = {
     "kk_error_message": (c_char_p, []),
     "kk_open_secret_service": (c_int, [POINTER(c_void_p)]),
     "kk_open_memory": (c_int, [POINTER(c_void_p)]),
+    "kk_open_memory_shared": (c_int, [c_void_p, POINTER(c_void_p)]),
     "kk_close": (None, [c_void_p]),
     "kk_get": (c_int, [c_void_p, c_char_p, c_char_p, POINTER(c_void_p), POINTER(c_size_t)]),
     "kk_exists": (c_int, [c_void_p, c_char_p, c_char_p]),
@@ -59,6 +60,7 @@ kk_status_string = library.kk_status_string
 kk_error_message = library.kk_error_message
 kk_open_secret_service = library.kk_open_secret_service
 kk_open_memory = library.kk_open_memory
+kk_open_memory_shared = library.kk_open_memory_shared
 kk_close = library.kk_close
 kk_get = library.kk_get
 kk_exists = library.kk_exists

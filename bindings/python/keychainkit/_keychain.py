@@ -77,11 +77,34 @@ class Keychain(MutableMapping[str, str]):
         self._open(_ffi.kk_open_secret_service, "secret-service", service)
 
     @classmethod
-    def in_memory(cls, *, service: Optional[str] = None) -> "Keychain":
-        """A new, empty, process-local keychain with the Secret Service's
-        semantics, for tests. Each one has its own items."""
+    def in_memory(cls, *, service: Optional[str] = None, sharing: Optional["Keychain"] = None) -> "Keychain":
+        """A process-local keychain with the Secret Service's semantics, for
+        tests. Nothing is persisted.
+
+        Without ``sharing``, a new, empty keychain with items of its own.
+        With ``sharing=other`` (an open in-memory keychain), another handle
+        on ``other``'s items: each reads what the other writes, and
+        observers of one hear the other's writes as ``"changed"`` and
+        ``"deleted"`` events, as two keychains on the Secret Service hear
+        each other (see :meth:`observe`). The items live while any keychain
+        sharing them is open; each is closed on its own. ``service`` is this
+        keychain's own default service, whatever ``other``'s is.
+
+        Raises :class:`InvalidArgument` when ``sharing`` is not a
+        :class:`Keychain` or is a Secret Service one, and
+        :class:`KeychainClosed` (an :class:`InvalidArgument`) when it is
+        closed.
+        """
         keychain = cls.__new__(cls)
-        keychain._open(_ffi.kk_open_memory, "memory", service)
+        if sharing is None:
+            keychain._open(_ffi.kk_open_memory, "memory", service)
+            return keychain
+        if not isinstance(sharing, Keychain):
+            raise InvalidArgument(f"sharing must be an in-memory Keychain, not {type(sharing).__name__}")
+        if sharing.backend != "memory":
+            raise InvalidArgument(f"sharing must be an in-memory Keychain, not a {sharing.backend} one")
+        with sharing._handle as other:
+            keychain._open(lambda out: _ffi.kk_open_memory_shared(other, out), "memory", service)
         return keychain
 
     def _open(self, opener: Callable[[Any], int], backend: str, service: Optional[str]) -> None:
@@ -99,7 +122,10 @@ class Keychain(MutableMapping[str, str]):
 
         Calls running on other threads (or up the stack, when called from a
         callback) finish first; the handle is released when the last one
-        returns. Any use afterwards raises :class:`KeychainClosed`.
+        returns. Releasing it ends the keychain's delivery thread (see
+        :meth:`observe`) and waits for a callback running there, unless
+        called from that callback. Any use afterwards raises
+        :class:`KeychainClosed`.
         """
         self._finalizer()
 
@@ -326,15 +352,41 @@ class Keychain(MutableMapping[str, str]):
     def observe(
         self, account: str, callback: Callable[[ChangeEvent], object], service: Optional[str] = None
     ) -> Observation:
-        """Calls ``callback(event)`` after every write or removal attempt of
-        the key through this keychain (successful or not, equal value or
-        not), on the thread that made it, before that call returns.
+        """Calls ``callback(event)`` (a :class:`ChangeEvent`) when the key
+        changes, until the observation is cancelled or the keychain closed.
 
-        The callback may use the keychain, cancel its own observation or
-        close the keychain. An exception it raises is reported through
-        :func:`sys.unraisablehook` and does not reach the writer. The
-        callback stays registered until :meth:`Observation.cancel` or
-        :meth:`close`, even when the returned handle is dropped.
+        - Every write or removal attempt of the key through this keychain
+          (successful or not, equal value or not) is reported as ``"set"``
+          or ``"remove"``, on the thread that made it, before that call
+          returns. These are the only events of this keychain's own writes.
+        - Changes made elsewhere — by another process (``secret-tool``,
+          libsecret, Python ``keyring``, another KeychainKit program) or
+          through another keychain (on the Secret Service, or an in-memory
+          one opened with ``Keychain.in_memory(sharing=...)``) — are reported
+          as ``"changed"`` (created or changed: read it again) or
+          ``"deleted"``, with status OK and no error, once each and within
+          tens of milliseconds (changes within 25 ms are coalesced into
+          one). They run on the keychain's *delivery thread*, a thread of
+          the C library that starts with the keychain's first observer and
+          ends with its last one or :meth:`close` (ctypes takes the GIL
+          for each call there). Not seen: another tool's update in place of an existing
+          item (the Secret Service does not announce it; KeychainKit
+          programs do), and items a locked collection hides. A change
+          another process makes within 250 ms of this keychain's own write
+          to the item is taken for that write's echo. Returns once such
+          changes are being listened for.
+
+        Callbacks may run on several threads at once. A callback may use the
+        keychain (read the new value, for instance), cancel its own
+        observation, or close the keychain: :meth:`close` waits for a
+        callback running on the delivery thread to return, except when
+        called from that callback itself. So a callback must not wait for a
+        thread that is closing the keychain. An exception a callback raises
+        is reported through :func:`sys.unraisablehook`; it does not reach
+        the writer nor stop the delivery thread, and the next callbacks
+        still run. The callback stays registered until
+        :meth:`Observation.cancel` or :meth:`close`, even when the returned
+        handle is dropped.
         """
         if not callable(callback):
             raise InvalidArgument(f"the callback must be callable, not {type(callback).__name__}")

@@ -14,6 +14,10 @@ class Observation:
     """A registered observer; :meth:`cancel` (or leaving a ``with`` block)
     unregisters it.
 
+    Its callback hears this keychain's own writes on the writing thread,
+    and changes made elsewhere on the keychain's delivery thread (see
+    :meth:`Keychain.observe`).
+
     Dropping the last reference to an ``Observation`` does *not* cancel it:
     like ``atexit`` or ``signal`` handlers, the callback (and whatever it
     captures) stays registered and alive until :meth:`cancel` or the
@@ -39,8 +43,9 @@ class Observation:
     def cancel(self) -> None:
         """Unregisters the callback. Idempotent; a no-op once the keychain is
         closed (closing unregisters every observer). May be called from the
-        callback itself. A callback already running on another thread may
-        still complete; none starts after this returns."""
+        callback itself. A callback already running on another thread (the
+        delivery thread included) may still complete; none starts after
+        this returns."""
         with self._lock:
             keychain, self._keychain = self._keychain, None
         if keychain is not None:

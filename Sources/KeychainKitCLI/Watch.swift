@@ -1,0 +1,86 @@
+import KeychainKit
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `keychainkit watch`: a line per change of one key — present (with a
+/// change counter, never the value), absent, locked, unavailable — until
+/// interrupted.
+///
+/// Changes are heard as the service announces them (the keychain's
+/// observer of changes made elsewhere); with an interval, the key is also
+/// re-read that often, for changes no service announces (another tool's
+/// update in place).
+final class KeyWatch: Sendable {
+
+    private let keychain: any KeychainProtocol
+    private let key: KeychainAttributes
+
+    private struct State {
+        var line: String?
+        var value: [UInt8]?
+        var changes = 0
+    }
+
+    private let state = Mutex(State())
+
+    init(keychain: any KeychainProtocol, key: KeychainAttributes) {
+        self.keychain = keychain
+        self.key = key
+    }
+
+    /// Prints the key's state, then a line per change, until the process is
+    /// interrupted.
+    func run(polling interval: Duration?) throws(CLIFailure) {
+        // Interrupting ends the watch, even when the shell that started us
+        // in the background made us ignore SIGINT.
+        signal(SIGINT, SIG_DFL)
+        try StandardStreams.writeLine("watching '\(key.account)' on '\(key.service)'; interrupt to stop")
+        let token = keychain.addObserver(forKey: key) { [self] change in
+            guard change.event == .changed || change.event == .deleted else { return }
+            try? report(announced: true)
+        }
+        defer { keychain.removeObserver(token) }
+        try report(announced: false)
+        while true {
+            guard let interval else {
+                pause()
+                continue
+            }
+            let (seconds, attoseconds) = interval.components
+            var delay = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+            var remaining = timespec()
+            while nanosleep(&delay, &remaining) != 0 && errno == EINTR { delay = remaining }
+            try report(announced: false)
+        }
+    }
+
+    /// Reads the key and prints its state when it changed: for an
+    /// `announced` change, every time the item is present (its value may
+    /// have been rewritten equal); for a poll, when the value or the state
+    /// differs.
+    private func report(announced: Bool) throws(CLIFailure) {
+        let line: String? = state.withLock { state in
+            let now: String
+            do throws(KeychainError) {
+                let value = try keychain.data(forKey: key)
+                if let value {
+                    let first = state.line == nil
+                    if !first && (announced || value != state.value) { state.changes += 1 }
+                    now = "present (change \(state.changes))"
+                } else {
+                    now = "absent"
+                }
+                state.value?.wipe()  // in place: a `var` copy would wipe nothing
+                state.value = value
+            } catch {
+                now = "\(error)"
+            }
+            defer { state.line = now }
+            return now == state.line ? nil : now
+        }
+        if let line { try StandardStreams.writeLine("\(key.account): \(line)") }
+    }
+}
