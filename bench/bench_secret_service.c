@@ -14,7 +14,9 @@
  *                  sd-bus directly, so the barrier's own cost is visible
  *   absent, never seen   a distinct key each round that neither side has
  *                  seen: a search each time
- *   replace        writes over the present item
+ *   replace        writes over the present item; alongside, the sending of
+ *                  one signal like the announcement KeychainKit makes after
+ *                  an update in place (its added cost)
  *   new            a distinct new account each round, on each side (checked
  *                  afterwards, outside the timed region, that every one of
  *                  them exists)
@@ -93,6 +95,12 @@ static void ls_get_present(int round) { (void)round; ls_get_expect("present", 1)
 static void kk_get_absent(int round) { (void)round; kk_get_expect("absent", KK_ENOTFOUND); }
 static void ls_get_absent(int round) { (void)round; ls_get_expect("absent", 0); }
 static void bare_round_trip(int round) { (void)round; bus_round_trip(); }
+/* What KeychainKit adds to an in-place update: its SecretChanged announcement. */
+static void signal_send(int round) {
+    (void)round;
+    BENCH_REQUIRE(sd_bus_emit_signal(bus, "/io/github/keychainkit", "io.github.keychainkit.Changes", "SecretChanged",
+                                     "o", "/org/freedesktop/secrets/collection/login/1") >= 0, "sd_bus_emit_signal");
+}
 static void kk_get_never_seen(int round) { kk_get_expect(account("never-kk", round), KK_ENOTFOUND); }
 static void ls_get_never_seen(int round) { ls_get_expect(account("never-ls", round), 0); }
 static void kk_set_replace(int round) { (void)round; kk_set_account("present"); }
@@ -184,8 +192,9 @@ int main(int argc, char **argv) {
     side replace[] = {
         make_side("kk_set replace", kk_set_replace, rounds),
         make_side("libsecret store replace", ls_set_replace, rounds),
+        make_side("sd-bus signal send", signal_send, rounds),
     };
-    phase(rounds, replace, 2);
+    phase(rounds, replace, 3);
 
     side created[] = {
         make_side("kk_set new", kk_set_new, rounds),

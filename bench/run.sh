@@ -12,8 +12,8 @@ python=$("$root/scripts/python-venv.sh")
 "$python" -m pip install --quiet --disable-pip-version-check "$root/bindings/python"
 
 case "$scale" in
-    full) rounds=300 py_rounds=300 process_rounds=30 memory_ops=1000000 observers=10000 loading_processes=20 writes=100 ;;
-    tiny) rounds=3 py_rounds=3 process_rounds=2 memory_ops=1000 observers=100 loading_processes=2 writes=2 ;;
+    full) rounds=300 py_rounds=300 process_rounds=30 memory_ops=1000000 observers=10000 loading_processes=20 writes=100 observed_rounds=100 ;;
+    tiny) rounds=3 py_rounds=3 process_rounds=2 memory_ops=1000 observers=100 loading_processes=2 writes=2 observed_rounds=2 ;;
     *) echo "usage: $0 [full|tiny]" >&2; exit 2 ;;
 esac
 
@@ -23,6 +23,7 @@ linked="-L$lib -lkeychainkit -Wl,-rpath,$lib"
 gcc $cflags "$root/bench/bench_secret_service.c" -o "$out/bench_secret_service" \
     $(pkg-config --cflags --libs libsecret-1 libsystemd) $linked
 gcc $cflags "$root/bench/bench_contention.c" -o "$out/bench_contention" $(pkg-config --cflags --libs libsecret-1) $linked
+gcc $cflags "$root/bench/bench_outside_changes.c" -o "$out/bench_outside_changes" $linked
 gcc $cflags "$root/bench/bench_memory.c" -o "$out/bench_memory" $linked
 gcc $cflags "$root/bench/bench_loading.c" -o "$out/bench_loading" -ldl
 
@@ -31,9 +32,9 @@ results="$out/results.jsonl"
 "$out/bench_loading" "$lib/libkeychainkit.so.0" "$loading_processes" >> "$results"
 "$out/bench_memory" "$memory_ops" "$observers" >> "$results"
 KEYCHAINKIT_LIBRARY="$lib/libkeychainkit.so.0" "$root/scripts/with-secret-service.sh" sh -c '
-    "$1" "$2" && "$8" "$9" && "$3" "$4/bench/bench_python.py" "$5" "$6" "$7"' sh \
+    "$1" "$2" && "$8" "$9" && "${10}" "${11}" && "$3" "$4/bench/bench_python.py" "$5" "$6" "$7"' sh \
     "$out/bench_secret_service" "$rounds" "$python" "$root" "$py_rounds" "$process_rounds" "$root/build/bin/keychainkit" \
-    "$out/bench_contention" "$writes" \
+    "$out/bench_contention" "$writes" "$out/bench_outside_changes" "$observed_rounds" \
     >> "$results"
 
 libraries=$(ldd "$lib/libkeychainkit.so.0" | awk '{print $1}' | tr '\n' ' ')
@@ -46,7 +47,7 @@ cat > "$out/context.json" <<JSON
   "libsystemd (sd-bus)": "$(pkg-config --modversion libsystemd)",
   "gnome-keyring": "$(dpkg-query -W -f='${Version}' gnome-keyring)",
   "python keyring": "$("$python" -c 'import importlib.metadata as m; print(m.version("keyring"))')",
-  "rounds": "Secret Service C $rounds, Python $py_rounds, processes $process_rounds, writes per writer process $writes (x4 writers x3 repetitions), loading (fresh processes) $loading_processes, in-memory ops $memory_ops, observers $observers",
+  "rounds": "Secret Service C $rounds, Python $py_rounds, processes $process_rounds, writes per writer process $writes (x4 writers x3 repetitions), observed outside changes $observed_rounds x3, loading (fresh processes) $loading_processes, in-memory ops $memory_ops, observers $observers",
   "items in keyring": "a handful (fresh private keyring per run)",
   "libkeychainkit.so size": "$(stat -c %s "$(readlink -f "$lib/libkeychainkit.so.0")") bytes",
   "libraries it pulls in": "$libraries"

@@ -24,10 +24,30 @@ static const char *const bad_utf8[] = {
 };
 #define BAD_UTF8_COUNT (sizeof bad_utf8 / sizeof bad_utf8[0])
 
+/** A handle pointer no kk_open_* returns, to see that *out is left alone. */
+#define KT_SENTINEL_HANDLE ((kk_keychain *)KT_SENTINEL)
+
 TEST(open_rejects_null_out)
 {
     CHECK_STATUS(kk_open_memory(NULL), KK_EINVAL);
     CHECK_STATUS(kk_open_secret_service(NULL), KK_EINVAL);
+}
+
+TEST(open_memory_shared_rejects_bad_handles)
+{
+    kk_keychain *memory = NULL, *secret_service = NULL, *out = KT_SENTINEL_HANDLE;
+    CHECK_STATUS(kk_open_memory_shared(NULL, &out), KK_EINVAL);
+    CHECK(out == KT_SENTINEL_HANDLE);
+    REQUIRE(kk_open_memory(&memory) == KK_OK);
+    CHECK_STATUS(kk_open_memory_shared(memory, NULL), KK_EINVAL);
+    REQUIRE(kk_open_secret_service(&secret_service) == KK_OK);  // connects lazily: no bus needed
+    CHECK_STATUS(kk_open_memory_shared(secret_service, &out), KK_EINVAL);
+    CHECK(out == KT_SENTINEL_HANDLE);
+    kk_close(secret_service);
+    CHECK_STATUS(kk_open_memory_shared(memory, &out), KK_OK);
+    kk_close(memory);  // the items live on with the second handle
+    CHECK_STATUS(kk_set(out, "svc", "acct", "v", 1), KK_OK);
+    kk_close(out);
 }
 
 TEST(close_and_secret_free_accept_null)

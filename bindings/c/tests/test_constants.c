@@ -34,6 +34,8 @@ TEST(event_values_are_pinned)
 {
     CHECK_EQ(KK_EVENT_SET, 1);
     CHECK_EQ(KK_EVENT_REMOVE, 2);
+    CHECK_EQ(KK_EVENT_CHANGED, 3);
+    CHECK_EQ(KK_EVENT_DELETED, 4);
     CHECK_EQ(sizeof(kk_event), sizeof(int));
 }
 
