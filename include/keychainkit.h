@@ -320,8 +320,11 @@ typedef void (*kk_observer)(kk_event event, const char *service, const char *acc
  *  update in place by another tool (Item.SetSecret, which the services do
  *  not announce; KeychainKit announces its own), and items whose attributes
  *  a locked collection hides. The handle's own writes are reported only as
- *  KK_EVENT_SET/KK_EVENT_REMOVE: a change another process makes to the
- *  same item within 250 ms of one is taken for its echo. kk_observe()
+ *  KK_EVENT_SET/KK_EVENT_REMOVE; the service's signals do not say who
+ *  wrote, so within 250 ms of this handle creating or replacing an item,
+ *  another tool's creation or replacement of that same item is taken for
+ *  the echo of ours (a KeychainKit writer's in-place update is always told
+ *  apart; deletions are only taken for the echo of our deletions). kk_observe()
  *  returns once such changes are being listened for (at most about 10 s
  *  without a reachable service). Observers of other keys, and keys nobody
  *  observes, cost nothing. `destroy` (may be NULL) is called with `userdata`

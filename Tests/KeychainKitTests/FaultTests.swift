@@ -3,6 +3,10 @@ import Foundation
 import KeychainKit
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Faults against a real daemon: each test has a bus and a gnome-keyring of
 /// its own, kills them, and checks that calls fail within a bound with a
 /// documented error, that nothing acknowledged is lost, and that the same
@@ -40,6 +44,23 @@ struct FaultTests {
         #expect(try keychain.value(forKey: key) == "before the crash", "the same keychain, reconnected")
         try keychain.updateValue("after the crash", forKey: key)
         #expect(try keychain.value(forKey: key) == "after the crash")
+    }
+
+    @Test func aRestartedServiceTellsEachObserverOnce() throws {
+        let service = try PrivateSecretService()
+        let keychain = Keychain(interface: SecretServiceKeychainInterface(busAddress: service.address))
+        let first = uniqueKey("first"), second = uniqueKey("second")
+        try keychain.updateValue("kept", forKey: first)
+        let log = ChangeLog()
+        _ = keychain.addObserver(forKey: first) { log.append($0) }
+        _ = keychain.addObserver(forKey: second) { log.append($0) }
+        service.killDaemon()
+        try service.startDaemon()
+        #expect(log.waitFor(1, of: first) == [.changed])
+        #expect(log.waitFor(1, of: second) == [.changed])
+        usleep(400_000)
+        #expect(log.events(of: first) == [.changed] && log.events(of: second) == [.changed], "once each")
+        keychain.removeAllObservers()
     }
 
     @Test func acknowledgedWritesSurviveSIGKILL() throws {

@@ -7,8 +7,9 @@
 /// of a key being written until the write ends, then drops it when the
 /// write touched that path. Paths stay "own" for ``echoWindow`` after the
 /// write, since a server may announce one change several times (KWallet
-/// sends each signal twice). A change another process makes to the same
-/// item in that window goes unreported — the observer heard of ours —
+/// sends each signal twice). A creation or change another process makes to
+/// an item we just created or changed (a deletion of one we just deleted)
+/// in that window goes unreported — the observer heard of ours —
 /// unless a KeychainKit writer announced it (``SecretServiceNames/Changes``:
 /// the sender tells whose it is).
 final class OwnWrites: Sendable {
@@ -16,9 +17,15 @@ final class OwnWrites: Sendable {
     /// How long after a write its path's signals are taken as its echoes.
     static let echoWindowMicroseconds: UInt64 = 250_000
 
+    /// An item path, and whether it was deleted (or created or changed).
+    private struct Touch: Hashable {
+        let path: String
+        let deleted: Bool
+    }
+
     private struct State {
         var writing: [KeychainAttributes: Int] = [:]
-        var touched: [String: Deadline] = [:]
+        var touched: [Touch: Deadline] = [:]
         var senders: Set<String> = []
     }
 
@@ -36,11 +43,12 @@ final class OwnWrites: Sendable {
         return try body()
     }
 
-    /// Records that the write in progress created, changed or deleted the item at `path`.
-    func touched(_ path: String) {
+    /// Records that the write in progress created or changed (`deleted`:
+    /// deleted) the item at `path`.
+    func touched(_ path: String, deleted: Bool) {
         state.withLock { state in
             if state.touched.count >= 1024 { state.touched = state.touched.filter { $0.value.remaining != nil } }
-            state.touched[path] = Deadline(after: Self.echoWindowMicroseconds)
+            state.touched[Touch(path: path, deleted: deleted)] = Deadline(after: Self.echoWindowMicroseconds)
         }
     }
 
@@ -60,10 +68,12 @@ final class OwnWrites: Sendable {
 
     /// `announced`: the change is a KeychainKit writer's own announcement,
     /// which names its sender, so only ours are own.
-    func verdict(path: String, key: KeychainAttributes, sender: String?, announced: Bool) -> Verdict {
+    /// A deletion is an echo only of our deletion of that path, a creation
+    /// or change only of our creation or change of it.
+    func verdict(path: String, deleted: Bool, key: KeychainAttributes, sender: String?, announced: Bool) -> Verdict {
         state.withLock { state in
             if announced { return sender.map(state.senders.contains) == true ? .own : .outside }
-            if state.touched[path]?.remaining != nil { return .own }
+            if state.touched[Touch(path: path, deleted: deleted)]?.remaining != nil { return .own }
             return state.writing[key] != nil ? .held : .outside
         }
     }

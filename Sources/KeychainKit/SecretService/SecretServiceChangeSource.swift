@@ -14,8 +14,8 @@ import Glibc
 ///   of an observed key (each observed key is searched once, when first
 ///   watched), otherwise it is read from P's attributes, once per path.
 /// - `ItemDeleted(P)`: reported when P was an item of an observed key.
-/// - The service's owner changing (a restart), or a collection created or
-///   deleted: every observed key, once, and paths are searched again.
+/// - The service appearing on the bus (a restart), or a collection created
+///   or deleted: every observed key, once, and paths are searched again.
 ///
 /// Unseen: an outside `Item.SetSecret` by another tool (libsecret's
 /// `secret_item_set_secret`; `secret-tool store` and Python `keyring`
@@ -192,7 +192,8 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
     /// Drops a change our own write caused, holds one of a key being
     /// written (at most ``holdMicroseconds``), schedules the others.
     private func judge(_ heard: Heard, heldUntil: Deadline?) {
-        let verdict = ownWrites.verdict(path: heard.path, key: heard.key, sender: heard.sender, announced: heard.announced)
+        let verdict = ownWrites.verdict(
+            path: heard.path, deleted: heard.deleted, key: heard.key, sender: heard.sender, announced: heard.announced)
         if verdict == .own { return }
         let until = heldUntil ?? Deadline(after: Self.holdMicroseconds)
         if verdict == .held && until.remaining != nil {
@@ -283,8 +284,17 @@ final class HeardSignals: BusSignalReceiver {
             return BusMessage.firstObjectPath(of: message).map { .itemChanged(path: $0, announced: true) }
         case (names.Collection.interface, names.Collection.itemDeleted):
             return BusMessage.firstObjectPath(of: message).map { .itemDeleted(path: $0) }
-        case (names.Bus.interface, names.Bus.nameOwnerChanged),
-             (names.Service.interface, names.Service.collectionCreated),
+        case (names.Bus.interface, names.Bus.nameOwnerChanged):
+            // (name, old owner, new owner): a service gone is no change yet
+            // (reads fail as unavailable); one that appears may hold anything.
+            var name: UnsafePointer<CChar>?, old: UnsafePointer<CChar>?, new: UnsafePointer<CChar>?
+            let string = CChar(bitPattern: UInt8(ascii: "s"))
+            guard sd_bus_message_read_basic(message, string, &name) > 0,
+                  sd_bus_message_read_basic(message, string, &old) > 0,
+                  sd_bus_message_read_basic(message, string, &new) > 0, let new
+            else { return .everything }
+            return new.pointee == 0 ? nil : .everything
+        case (names.Service.interface, names.Service.collectionCreated),
              (names.Service.interface, names.Service.collectionDeleted):
             return .everything
         default:

@@ -184,7 +184,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
                 // a missing collection as a missing item.
                 reply = try createItem(key, value, in: try resolvedCollectionPath(on: connection), on: connection)
             }
-            ownWrites.touched(try reply.readString(as: "o"))
+            ownWrites.touched(try reply.readString(as: "o"), deleted: false)
             try refusePrompt(try reply.readString(as: "o"), on: connection)
             // Another tool may have created an item of the key meanwhile
             // with other attributes, which neither replace matched.
@@ -396,7 +396,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         let request = try connection.methodCall(path, Names.Item.interface, Names.Item.setSecret)
         try connection.session.append(value, to: request)
         _ = try connection.call(request)
-        ownWrites.touched(path)
+        ownWrites.touched(path, deleted: false)
         let announcement = try connection.bus.signal(Names.Changes.path, Names.Changes.interface, Names.Changes.secretChanged)
         try announcement.append(path, as: "o")
         try connection.bus.send(announcement)
@@ -406,7 +406,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     private func deleteItem(at path: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) {
         do throws(SecretServiceFailure) {
             let reply = try connection.call(try connection.methodCall(path, Names.Item.interface, Names.Item.delete))
-            ownWrites.touched(path)
+            ownWrites.touched(path, deleted: true)
             try refusePrompt(try reply.readString(as: "o"), on: connection)
         } catch let failure where failure.error == .itemNotFound {
             return

@@ -173,6 +173,24 @@ TEST(own_writes_are_reported_once_as_set_and_remove)
     kk_close(a);
 }
 
+TEST(a_removal_right_after_an_own_write_is_heard)
+{
+    kk_keychain *a = kt_open();
+    REQUIRE(a != NULL);
+    kk_keychain *b = kt_open_other(a);
+    REQUIRE(b != NULL);
+    const char *svc = kt_service();
+    event_log log;
+    log_init(&log, svc, "k");
+    observe(a, &log);
+    CHECK_STATUS(set_str(a, svc, "k", "own"), KK_OK);
+    CHECK_STATUS(kk_remove(b, svc, "k"), KK_OK);  // at once: never the echo of a's write
+    CHECK_EQ(wait_for(&log, KK_EVENT_DELETED, 1, ARRIVAL_MS), 1);
+    CHECK_EQ(count(&log, KK_EVENT_SET), 1);
+    kk_close(b);
+    kk_close(a);
+}
+
 TEST(after_unobserve_nothing_is_heard)
 {
     kk_keychain *a = kt_open();

@@ -371,10 +371,11 @@ class Keychain(MutableMapping[str, str]):
           ends with its last one or :meth:`close` (ctypes takes the GIL
           for each call there). Not seen: another tool's update in place of an existing
           item (the Secret Service does not announce it; KeychainKit
-          programs do), and items a locked collection hides. A change
-          another process makes within 250 ms of this keychain's own write
-          to the item is taken for that write's echo. Returns once such
-          changes are being listened for.
+          programs do), and items a locked collection hides. Another
+          tool's creation or replacement of an item within 250 ms of this
+          keychain's own write of it is taken for that write's echo
+          (deletions, and other KeychainKit programs' writes, are always
+          told apart). Returns once such changes are being listened for.
 
         Callbacks may run on several threads at once. A callback may use the
         keychain (read the new value, for instance), cancel its own
