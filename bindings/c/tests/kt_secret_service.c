@@ -236,43 +236,54 @@ static int secret_tool_command(char *cmd, size_t size, const char *verb, const c
     return n > 0 && (size_t)n < size ? 0 : -1;
 }
 
+/** Runs one secret-tool command: writes `input` to it, or reads its output
+ *  into `out`; 0 when it exited 0. */
+static int secret_tool_once(const char *cmd, const char *input, char *out, size_t size)
+{
+    FILE *pipe = popen(cmd, input != NULL ? "w" : "r");
+    if (pipe == NULL) return -1;
+    if (input != NULL) {
+        fputs(input, pipe);
+    } else {
+        size_t n = fread(out, 1, size - 1, pipe);
+        out[n] = '\0';
+    }
+    int status = pclose(pipe);
+    return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/** secret-tool VERB [--label=LABEL] service S username U, as above. On
+ *  KWallet (KEYCHAINKIT_TEST_SERVER=kwallet) a failed run is retried twice:
+ *  libsecret's key exchange with KWallet 5.103 fails about 1.5% of the time
+ *  (see README), which is libsecret's problem, not the one under test. */
+static int secret_tool(const char *verb, const char *label, const char *service, const char *account,
+                       const char *input, char *out, size_t size)
+{
+    char cmd[2048], what[64];
+    snprintf(what, sizeof what, "secret-tool %s", verb);
+    if (secret_tool_command(cmd, sizeof cmd, verb, label, service, account) != 0)
+        return fail(what, NULL);
+    const char *server = getenv("KEYCHAINKIT_TEST_SERVER");
+    int attempts = server != NULL && strcmp(server, "kwallet") == 0 ? 3 : 1;
+    for (int attempt = 0; attempt < attempts; attempt++) {
+        if (secret_tool_once(cmd, input, out, size) == 0) return 0;
+    }
+    return fail(what, NULL);
+}
+
 int kt_secret_tool_store(const char *service, const char *account, const char *label,
                          const char *value)
 {
-    char cmd[2048];
-    if (secret_tool_command(cmd, sizeof cmd, "store", label, service, account) != 0)
-        return fail("secret-tool store (arguments too long)", NULL);
-    FILE *pipe = popen(cmd, "w");
-    if (pipe == NULL) return fail("popen secret-tool store", NULL);
-    fputs(value, pipe);
-    int status = pclose(pipe);
-    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return fail("secret-tool store (non-zero exit)", NULL);
-    return 0;
+    return secret_tool("store", label, service, account, value, NULL, 0);
 }
 
 int kt_secret_tool_clear(const char *service, const char *account)
 {
-    char cmd[2048];
-    if (secret_tool_command(cmd, sizeof cmd, "clear", NULL, service, account) != 0)
-        return fail("secret-tool clear (arguments too long)", NULL);
-    int status = system(cmd);
-    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return fail("secret-tool clear (non-zero exit)", NULL);
-    return 0;
+    char ignored[64];
+    return secret_tool("clear", NULL, service, account, NULL, ignored, sizeof ignored);
 }
 
 int kt_secret_tool_lookup(const char *service, const char *account, char *out, size_t size)
 {
-    char cmd[2048];
-    if (secret_tool_command(cmd, sizeof cmd, "lookup", NULL, service, account) != 0)
-        return fail("secret-tool lookup (arguments too long)", NULL);
-    FILE *pipe = popen(cmd, "r");
-    if (pipe == NULL) return fail("popen secret-tool lookup", NULL);
-    size_t n = fread(out, 1, size - 1, pipe);
-    out[n] = '\0';
-    int status = pclose(pipe);
-    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return fail("secret-tool lookup (non-zero exit)", NULL);
-    return 0;
+    return secret_tool("lookup", NULL, service, account, NULL, out, size);
 }
