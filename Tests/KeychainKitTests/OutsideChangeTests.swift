@@ -38,6 +38,23 @@ struct OutsideChangeTests {
         keychain.removeAllObservers()
     }
 
+    @Test func secretToolsWritesReachObservers() throws {
+        try requirePrivateKeyring()
+        let keychain = Keychain()
+        let key = uniqueKey()
+        let log = ChangeLog()
+        _ = keychain.addObserver(forKey: key) { log.append($0) }
+        let attributes = ["service", key.service, "username", key.account]
+        try run(["secret-tool", "store", "--label=x"] + attributes, input: "created by secret-tool")
+        #expect(log.waitFor(1, of: key) == [.changed])
+        try run(["secret-tool", "store", "--label=x"] + attributes, input: "replaced by secret-tool")
+        #expect(log.waitFor(2, of: key) == [.changed, .changed])
+        #expect(try keychain.value(forKey: key) == "replaced by secret-tool")
+        try run(["secret-tool", "clear"] + attributes)
+        #expect(log.waitFor(3, of: key) == [.changed, .changed, .deleted])
+        keychain.removeAllObservers()
+    }
+
     @Test(arguments: Backend.allCases)
     func observationHearsChangesMadeElsewhereToObservedKeys(_ backend: Backend) throws {
         let (mine, theirs) = try backend.makeInterfacePair()
