@@ -14,8 +14,9 @@ import Glibc
 ///   of an observed key (each observed key is searched once, when first
 ///   watched), otherwise it is read from P's attributes, once per path.
 /// - `ItemDeleted(P)`: reported when P was an item of an observed key.
-/// - The service appearing on the bus (a restart), or a collection created
-///   or deleted: every observed key, once, and paths are searched again.
+/// - A collection deleted: the observed keys whose items it held.
+/// - The service appearing on the bus (a restart): every observed key,
+///   once, and paths are searched again.
 ///
 /// Unseen: an outside `Item.SetSecret` by another tool (libsecret's
 /// `secret_item_set_secret`; `secret-tool store` and Python `keyring`
@@ -186,6 +187,10 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
         case let .itemDeleted(path):
             guard let key = keyOfPath[path] else { return }
             judge(Heard(key: key, deleted: true, path: path, sender: signal.sender, announced: false), heldUntil: nil)
+        case let .collectionDeleted(collection):
+            for (path, key) in keyOfPath where path.hasPrefix(collection + "/") {
+                judge(Heard(key: key, deleted: true, path: path, sender: signal.sender, announced: false), heldUntil: nil)
+            }
         }
     }
 
@@ -245,6 +250,8 @@ final class HeardSignals: BusSignalReceiver {
             /// Created, changed, or (`announced` by a KeychainKit writer) its secret replaced.
             case itemChanged(path: String, announced: Bool)
             case itemDeleted(path: String)
+            /// Its items went with it, maybe without a signal each.
+            case collectionDeleted(path: String)
             case everything
         }
         let kind: Kind
@@ -294,9 +301,8 @@ final class HeardSignals: BusSignalReceiver {
                   sd_bus_message_read_basic(message, string, &new) > 0, let new
             else { return .everything }
             return new.pointee == 0 ? nil : .everything
-        case (names.Service.interface, names.Service.collectionCreated),
-             (names.Service.interface, names.Service.collectionDeleted):
-            return .everything
+        case (names.Service.interface, names.Service.collectionDeleted):
+            return BusMessage.firstObjectPath(of: message).map { .collectionDeleted(path: $0) }
         default:
             return nil  // a collection's properties (locked, unlocked): no item changed
         }

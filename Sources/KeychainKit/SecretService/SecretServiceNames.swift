@@ -20,7 +20,6 @@ enum SecretServiceNames {
         static let openSession = "OpenSession"
         static let searchItems = "SearchItems"
         static let readAlias = "ReadAlias"
-        static let collectionCreated = "CollectionCreated"
         static let collectionDeleted = "CollectionDeleted"
     }
 
