@@ -118,118 +118,131 @@ static kk_status set_str(kk_keychain *kc, const char *svc, const char *account, 
 
 /* ---- another handle ------------------------------------------------------------ */
 
+/** Handle `a` observing (svc, account) into `log`, and handle `b` on the
+ *  same items. */
+typedef struct two_handles {
+    kk_keychain *a, *b;
+    const char *svc;
+    event_log log;
+    uint64_t token;
+} two_handles;
+
+/** Opens both handles and registers the observer; 0 after a failed check. */
+static int two_handles_open(two_handles *t, const char *account)
+{
+    t->svc = kt_service();
+    t->a = kt_open();
+    if (t->a == NULL) return 0;
+    t->b = kt_open_other(t->a);
+    if (t->b == NULL) {
+        kk_close(t->a);
+        return 0;
+    }
+    log_init(&t->log, t->svc, account);
+    t->token = observe(t->a, &t->log);
+    return 1;
+}
+
+static void two_handles_close(two_handles *t)
+{
+    kk_close(t->b);
+    kk_close(t->a);
+}
+
 TEST(another_handles_writes_are_changes_made_elsewhere)
 {
-    kk_keychain *a = kt_open();
-    REQUIRE(a != NULL);
-    kk_keychain *b = kt_open_other(a);
-    REQUIRE(b != NULL);
-    const char *svc = kt_service();
-    event_log log;
-    log_init(&log, svc, "watched");
-    observe(a, &log);
+    two_handles t;
+    REQUIRE(two_handles_open(&t, "watched"));
+    kk_keychain *a = t.a, *b = t.b;
+    const char *svc = t.svc;
+    event_log *log = &t.log;
 
     CHECK_STATUS(set_str(b, svc, "watched", "created by b"), KK_OK);
-    CHECK_EQ(wait_for(&log, KK_EVENT_CHANGED, 1, ARRIVAL_MS), 1);
+    CHECK_EQ(wait_for(log, KK_EVENT_CHANGED, 1, ARRIVAL_MS), 1);
     CHECK_GOT(a, svc, "watched", "created by b");
     CHECK_STATUS(set_str(b, svc, "watched", "updated by b"), KK_OK);
-    CHECK_EQ(wait_for(&log, KK_EVENT_CHANGED, 2, ARRIVAL_MS), 2);
+    CHECK_EQ(wait_for(log, KK_EVENT_CHANGED, 2, ARRIVAL_MS), 2);
     CHECK_STATUS(kk_remove(b, svc, "watched"), KK_OK);
-    CHECK_EQ(wait_for(&log, KK_EVENT_DELETED, 1, ARRIVAL_MS), 1);
+    CHECK_EQ(wait_for(log, KK_EVENT_DELETED, 1, ARRIVAL_MS), 1);
 
     // Another key, and the same key's writes through a: nothing more.
     CHECK_STATUS(set_str(b, svc, "other", "x"), KK_OK);
     CHECK_STATUS(kk_remove(b, svc, "other"), KK_OK);
     kt_sleep_ms(QUIET_MS);
-    CHECK_EQ(count(&log, KK_EVENT_CHANGED), 2);
-    CHECK_EQ(count(&log, KK_EVENT_DELETED), 1);
-    CHECK_EQ(count(&log, KK_EVENT_SET) + count(&log, KK_EVENT_REMOVE), 0);
-    CHECK_EQ(log.wrong_key, 0);
-    CHECK_EQ(log.wrong_status, 0);
-    CHECK_EQ(log.on_own_thread, 0);
-    kk_close(b);
-    kk_close(a);
-    CHECK_EQ(log.destroyed, 1);
+    CHECK_EQ(count(log, KK_EVENT_CHANGED), 2);
+    CHECK_EQ(count(log, KK_EVENT_DELETED), 1);
+    CHECK_EQ(count(log, KK_EVENT_SET) + count(log, KK_EVENT_REMOVE), 0);
+    CHECK_EQ(log->wrong_key, 0);
+    CHECK_EQ(log->wrong_status, 0);
+    CHECK_EQ(log->on_own_thread, 0);
+    two_handles_close(&t);
+    CHECK_EQ(log->destroyed, 1);
 }
 
 TEST(own_writes_are_reported_once_as_set_and_remove)
 {
-    kk_keychain *a = kt_open();
-    REQUIRE(a != NULL);
-    kk_keychain *b = kt_open_other(a);  // a second handle makes a's store shared
-    REQUIRE(b != NULL);
-    const char *svc = kt_service();
-    event_log log;
-    log_init(&log, svc, "mine");
-    observe(a, &log);
+    two_handles t;  // b makes a's items shared, in memory too
+    REQUIRE(two_handles_open(&t, "mine"));
+    kk_keychain *a = t.a;
+    const char *svc = t.svc;
+    event_log *log = &t.log;
     for (int i = 0; i < 5; i++) CHECK_STATUS(set_str(a, svc, "mine", i % 2 ? "odd" : "even"), KK_OK);
     CHECK_STATUS(kk_remove(a, svc, "mine"), KK_OK);
     kt_sleep_ms(QUIET_MS);
-    CHECK_EQ(count(&log, KK_EVENT_SET), 5);
-    CHECK_EQ(count(&log, KK_EVENT_REMOVE), 1);
-    CHECK_EQ(count(&log, KK_EVENT_CHANGED), 0);
-    CHECK_EQ(count(&log, KK_EVENT_DELETED), 0);
-    kk_close(b);
-    kk_close(a);
+    CHECK_EQ(count(log, KK_EVENT_SET), 5);
+    CHECK_EQ(count(log, KK_EVENT_REMOVE), 1);
+    CHECK_EQ(count(log, KK_EVENT_CHANGED), 0);
+    CHECK_EQ(count(log, KK_EVENT_DELETED), 0);
+    two_handles_close(&t);
 }
 
 TEST(a_removal_right_after_an_own_write_is_heard)
 {
-    kk_keychain *a = kt_open();
-    REQUIRE(a != NULL);
-    kk_keychain *b = kt_open_other(a);
-    REQUIRE(b != NULL);
-    const char *svc = kt_service();
-    event_log log;
-    log_init(&log, svc, "k");
-    observe(a, &log);
+    two_handles t;
+    REQUIRE(two_handles_open(&t, "k"));
+    kk_keychain *a = t.a, *b = t.b;
+    const char *svc = t.svc;
+    event_log *log = &t.log;
     CHECK_STATUS(set_str(a, svc, "k", "own"), KK_OK);
     CHECK_STATUS(kk_remove(b, svc, "k"), KK_OK);  // at once: never the echo of a's write
-    CHECK_EQ(wait_for(&log, KK_EVENT_DELETED, 1, ARRIVAL_MS), 1);
-    CHECK_EQ(count(&log, KK_EVENT_SET), 1);
-    kk_close(b);
-    kk_close(a);
+    CHECK_EQ(wait_for(log, KK_EVENT_DELETED, 1, ARRIVAL_MS), 1);
+    CHECK_EQ(count(log, KK_EVENT_SET), 1);
+    two_handles_close(&t);
 }
 
 TEST(after_unobserve_nothing_is_heard)
 {
-    kk_keychain *a = kt_open();
-    REQUIRE(a != NULL);
-    kk_keychain *b = kt_open_other(a);
-    REQUIRE(b != NULL);
-    const char *svc = kt_service();
-    event_log log;
-    log_init(&log, svc, "k");
-    uint64_t token = observe(a, &log);
+    two_handles t;
+    REQUIRE(two_handles_open(&t, "k"));
+    kk_keychain *a = t.a, *b = t.b;
+    const char *svc = t.svc;
+    event_log *log = &t.log;
+    uint64_t token = t.token;
     CHECK_STATUS(set_str(b, svc, "k", "1"), KK_OK);
-    CHECK_EQ(wait_for(&log, KK_EVENT_CHANGED, 1, ARRIVAL_MS), 1);
+    CHECK_EQ(wait_for(log, KK_EVENT_CHANGED, 1, ARRIVAL_MS), 1);
     CHECK_STATUS(kk_unobserve(a, token), KK_OK);
     CHECK_STATUS(set_str(b, svc, "k", "2"), KK_OK);
     CHECK_STATUS(kk_remove(b, svc, "k"), KK_OK);
     kt_sleep_ms(QUIET_MS);
-    CHECK_EQ(count(&log, KK_EVENT_CHANGED), 1);
-    CHECK_EQ(count(&log, KK_EVENT_DELETED), 0);
-    CHECK_EQ(log.destroyed, 1);
-    kk_close(b);
-    kk_close(a);
+    CHECK_EQ(count(log, KK_EVENT_CHANGED), 1);
+    CHECK_EQ(count(log, KK_EVENT_DELETED), 0);
+    CHECK_EQ(log->destroyed, 1);
+    two_handles_close(&t);
 }
 
 TEST(close_while_a_delivery_callback_runs_is_clean)
 {
-    kk_keychain *a = kt_open();
-    REQUIRE(a != NULL);
-    kk_keychain *b = kt_open_other(a);
-    REQUIRE(b != NULL);
-    const char *svc = kt_service();
-    event_log log;
-    log_init(&log, svc, "slow");
-    log.sleep_ms = 300;
-    observe(a, &log);
+    two_handles t;
+    REQUIRE(two_handles_open(&t, "slow"));
+    kk_keychain *a = t.a, *b = t.b;
+    const char *svc = t.svc;
+    event_log *log = &t.log;
+    log->sleep_ms = 300;  // callbacks from now on sleep
     CHECK_STATUS(set_str(b, svc, "slow", "1"), KK_OK);
     kt_sleep_ms(150);  // the callback is (most likely) sleeping now
     kk_close(a);       // waits for it
-    CHECK_EQ(log.destroyed, 1);
-    CHECK(count(&log, KK_EVENT_CHANGED) <= 1);
+    CHECK_EQ(log->destroyed, 1);
+    CHECK(count(log, KK_EVENT_CHANGED) <= 1);
     CHECK_STATUS(kk_remove(b, svc, "slow"), KK_OK);
     kk_close(b);
 }
