@@ -132,7 +132,7 @@ test-swift:
 test-c: $(LIB)
 	bindings/c/run.sh $(CURDIR)/$(BUILD)/lib $(CURDIR)/include $(CURDIR)/$(BUILD)/c
 
-test-python: $(LIB)
+test-python: $(LIB) $(CLI)
 	bindings/python/run-tests.sh
 
 test-cli: $(CLI)

@@ -341,7 +341,11 @@ KK_API kk_status kk_observe(kk_keychain *kc, const char *service, const char *ac
 
 /** Removes the observer `token` of `kc`. Returns KK_OK, or KK_EINVAL when kc
  *  is NULL or the token is unknown or already removed. A callback already
- *  running on another thread may still complete. Thread-safe. */
+ *  running on another thread may still complete. Removing the handle's last
+ *  observer ends its delivery thread and, like kk_close(), waits until it
+ *  has (a callback it runs included), unless called from such a callback:
+ *  do not hold a lock that a callback takes while removing the last
+ *  observer. Thread-safe. */
 KK_API kk_status kk_unobserve(kk_keychain *kc, uint64_t token);
 
 #ifdef __cplusplus

@@ -101,7 +101,7 @@ final class ChangeDelivery: @unchecked Sendable {
     /// copies of the wake pipe and leaves the rest (the source, its
     /// connection) untouched and unreleased, as the parent's.
     func abandon() {
-        wakePipe.close()
+        wakePipe.closeInherited()
         _ = Unmanaged.passRetained(self)
     }
 

@@ -10,6 +10,9 @@ final class InMemoryChangeSource: OutsideChangeSource, @unchecked Sendable {
     /// The interface whose own writes are not reported.
     let owner: ObjectIdentifier
 
+    /// The ``ForkGeneration`` it was made in.
+    let generation = ForkGeneration.current
+
     private let store: InMemoryStore
     private let queue = Locked<[OutsideChange]>([])
 

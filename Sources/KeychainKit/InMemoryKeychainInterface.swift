@@ -92,9 +92,13 @@ final class InMemoryStore: Sendable {
         var failure: KeychainError?
         var sources: [ObjectIdentifier: InMemoryChangeSource] = [:]
 
-        /// Tells every source but the writer's own of a change.
-        func announce(_ change: OutsideChange, by writer: InMemoryKeychainInterface) {
-            let owner = ObjectIdentifier(writer)
+        /// Tells every source but the writer's own of a change. Sources a
+        /// fork()ed child inherited (whose threads it has not) are dropped.
+        mutating func announce(_ change: OutsideChange, by writer: InMemoryKeychainInterface) {
+            let owner = ObjectIdentifier(writer), generation = ForkGeneration.current
+            if sources.values.contains(where: { $0.generation != generation }) {
+                sources = sources.filter { $0.value.generation == generation }
+            }
             for source in sources.values where source.owner != owner { source.post(change) }
         }
     }

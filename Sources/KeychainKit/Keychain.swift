@@ -153,6 +153,8 @@ where Interface: KeychainInterfaceProtocol {
 
     /// Removes an observer. Returns `false` when the token is unknown or was
     /// already removed. A notification already running may still call it.
+    /// Removing the last observer ends the delivery thread, and waits until
+    /// it has (a handler it runs included), unless called from that handler.
     @discardableResult
     public func removeObserver(_ token: KeychainObservationToken) -> Bool {
         let removed = observers.remove(token)
@@ -202,6 +204,7 @@ where Interface: KeychainInterfaceProtocol {
                 current = ChangeDelivery.start(source: source, keys: keys) { [weak self] changes in
                     self?.deliverOutside(changes)
                 }
+                if current == nil { source.close() }  // no thread: own writes only
             }
             listening = current
             return nil

@@ -36,6 +36,9 @@ public protocol KeychainInterfaceProtocol: Sendable {
     /// interfaces) that a keychain with observers delivers to them; `nil`
     /// when the backend cannot tell (the default). Changes made through this
     /// interface are not reported by it: the keychain reports its own.
+    /// Called with one of the keychain's locks held: it must not block,
+    /// fork, or call back into the keychain (connect later, in the source's
+    /// ``OutsideChangeSource/listen(for:)``).
     func makeOutsideChangeSource() -> (any OutsideChangeSource)?
 }
 

@@ -10,6 +10,9 @@ struct WakePipe {
     let readEnd: Int32
     private let writeEnd: Int32
 
+    /// What both ends refer to.
+    private let identity: FileIdentity?
+
     /// A new pipe; `nil` when the system refuses one.
     init?() {
         var fds: [Int32] = [-1, -1]
@@ -20,6 +23,7 @@ struct WakePipe {
         }
         readEnd = fds[0]
         writeEnd = fds[1]
+        identity = FileIdentity(of: fds[0])
     }
 
     /// Makes the read end readable (a full pipe already is).
@@ -38,5 +42,12 @@ struct WakePipe {
     func close() {
         _ = Glibc.close(readEnd)
         _ = Glibc.close(writeEnd)
+    }
+
+    /// In a fork()ed child: closes the ends it inherited, unless their
+    /// numbers now refer to files of the child's.
+    func closeInherited() {
+        identity?.closeIfStill(readEnd)
+        identity?.closeIfStill(writeEnd)
     }
 }

@@ -30,6 +30,7 @@ final class BusConnection {
     /// The connection's socket, recorded at open: sd-bus refuses to say it
     /// in a fork()ed child, which must close its copy.
     private var socket: Int32 = -1
+    private var socketIdentity: FileIdentity?
 
     /// The bound on each call, in microseconds.
     let timeoutMicroseconds: UInt64
@@ -58,7 +59,7 @@ final class BusConnection {
     /// parent's connection ends when the parent closes it, and leaves the
     /// rest alone. The connection must not be used or released afterwards.
     func abandon() {
-        if socket >= 0 { close(socket) }
+        socketIdentity?.closeIfStill(socket)  // unless the child reused the number
         socket = -1
     }
 
@@ -89,6 +90,7 @@ final class BusConnection {
         }
         let connection = BusConnection(bus: opened!, timeoutMicroseconds: timeoutMicroseconds, receiver: receiver)
         connection.socket = sd_bus_get_fd(opened!)
+        connection.socketIdentity = FileIdentity(of: connection.socket)
         try connection.waitUntilReady(deadline)
         for rule in rules {
             // Installed without waiting for the bus's answer: the bus handles

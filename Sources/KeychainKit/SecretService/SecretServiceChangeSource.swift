@@ -68,9 +68,25 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
     private var pending: [KeychainAttributes: (deleted: Bool, due: Deadline)] = [:]
     private var everythingDue: Deadline?
 
+    /// Signals heard and not yet classified.
+    private var backlog: [HeardSignals.Signal] = []
+
+    /// Whether the bus connection was lost: every observed key is told once
+    /// the watcher is connected again.
+    private var missedChanges = false
+
+    /// Unknown paths resolved (a D-Bus call each) per call of
+    /// ``waitForChanges(of:wakingOn:)``, so that stopping never waits behind
+    /// a long backlog on a stuck service.
+    private static let resolvesPerWait = 4
+
+    /// The bound on each of the watcher's calls: shorter than the
+    /// operations', for the same reason.
+    private static let callTimeoutMicroseconds: UInt64 = 1_000_000
+
     init(busAddress: String?, timeoutMicroseconds: UInt64, ownWrites: OwnWrites) {
         self.busAddress = busAddress
-        self.timeoutMicroseconds = timeoutMicroseconds
+        self.timeoutMicroseconds = min(timeoutMicroseconds, Self.callTimeoutMicroseconds)
         self.ownWrites = ownWrites
     }
 
@@ -87,17 +103,40 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
             return []
         }
         search(keys, on: bus)  // what a failed search left unsearched
-        bus.wait(orReadable: wake, atMost: nextDue ?? 1_000_000)
-        do throws(SecretServiceFailure) {
-            try bus.handlePendingSignals()
-        } catch {
-            // The bus went away: changes may have been missed meanwhile.
-            drop()
+        if missedChanges {
+            missedChanges = false
             everythingDue = Deadline(after: 0)
         }
-        for signal in heard.take() { classify(signal, keys, on: bus) }
+        bus.wait(orReadable: wake, atMost: backlog.isEmpty ? nextDue ?? 1_000_000 : 0)
+        do throws(SecretServiceFailure) {
+            try bus.handlePendingSignals()
+            ownWrites.caughtUp()
+        } catch {
+            // The bus went away: changes may be missed until it is back.
+            drop()
+            missedChanges = true
+        }
+        backlog += heard.take()
+        if backlog.count > HeardSignals.capacity { backlog = [HeardSignals.Signal(kind: .everything, sender: nil)] }
+        classifyBacklog(keys, on: bus)
         reconsiderHeld(keys)
         return due(keys)
+    }
+
+    /// Classifies the backlog in order, stopping after
+    /// ``resolvesPerWait`` paths that needed resolving.
+    private func classifyBacklog(_ keys: Set<KeychainAttributes>, on bus: BusConnection) {
+        var resolves = 0
+        var classified = 0
+        for signal in backlog {
+            if case let .itemChanged(path, _) = signal.kind, keyOfPath[path] == nil, !unobservedPaths.contains(path) {
+                if resolves == Self.resolvesPerWait { break }
+                resolves += 1
+            }
+            classify(signal, keys, on: bus)
+            classified += 1
+        }
+        backlog.removeFirst(classified)
     }
 
     func close() {
@@ -159,8 +198,16 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
     ) -> KeychainAttributes? {
         if let key = keyOfPath[path] { return key }
         if unobservedPaths.contains(path) { return nil }
-        // nil too when hidden by a locked collection, or the service is gone.
-        let attributes = try? bus.itemAttributes(at: path, of: Names.busName)
+        let attributes: [String: String]?
+        do throws(SecretServiceFailure) {
+            attributes = try bus.itemAttributes(at: path, of: Names.busName)  // nil: gone already
+        } catch let failure where failure.error == .interactionNotAllowed {
+            attributes = nil  // hidden by a locked collection
+        } catch {
+            // Unknown, and unknowable now: it may have been any key's.
+            if everythingDue == nil { everythingDue = Deadline(after: Self.coalescingMicroseconds) }
+            return nil
+        }
         guard let service = attributes?[Names.Attribute.service], let account = attributes?[Names.Attribute.account]
         else { return nil }
         let key = KeychainAttributes(account: account, service: service)
@@ -196,17 +243,22 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
 
     /// Drops a change our own write caused, holds one of a key being
     /// written (at most ``holdMicroseconds``), schedules the others.
+    ///
+    /// A deletion that leaves the key other items (another tool's duplicate
+    /// collapsed into the item a writer kept, a replace made as create then
+    /// delete) is a change of the key, not its removal.
     private func judge(_ heard: Heard, heldUntil: Deadline?) {
         let verdict = ownWrites.verdict(
             path: heard.path, deleted: heard.deleted, key: heard.key, sender: heard.sender, announced: heard.announced)
-        if verdict == .own { return }
         let until = heldUntil ?? Deadline(after: Self.holdMicroseconds)
         if verdict == .held && until.remaining != nil {
             held.append((heard, until))
             return
         }
         if heard.deleted { keyOfPath[heard.path] = nil }
-        pending[heard.key] = (heard.deleted, pending[heard.key]?.due ?? Deadline(after: Self.coalescingMicroseconds))
+        if verdict == .own { return }
+        let removed = heard.deleted && !keyOfPath.values.contains(heard.key)
+        pending[heard.key] = (removed, pending[heard.key]?.due ?? Deadline(after: Self.coalescingMicroseconds))
     }
 
     /// Gives held changes another look: their writes may have ended.

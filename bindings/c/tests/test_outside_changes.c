@@ -127,6 +127,13 @@ typedef struct two_handles {
     uint64_t token;
 } two_handles;
 
+/** Two items of (svc, account), as another tool can leave them. */
+static int make_two_items(const char *svc, const char *account)
+{
+    return CHECK(kt_ss_create_item(svc, account, "duplicate", "one") == 0) &&
+           CHECK(kt_ss_create_item(svc, account, "duplicate", "two") == 0);
+}
+
 /** Opens both handles and registers the observer; 0 after a failed check. */
 static int two_handles_open(two_handles *t, const char *account)
 {
@@ -247,6 +254,26 @@ TEST(close_while_a_delivery_callback_runs_is_clean)
     kk_close(b);
 }
 
+TEST(own_writes_while_a_callback_runs_long_are_still_own)
+{
+    two_handles t;  // a observes "slow" (callbacks sleep) and "own"
+    REQUIRE(two_handles_open(&t, "slow"));
+    t.log.sleep_ms = 600;
+    event_log own;
+    log_init(&own, t.svc, "own");
+    observe(t.a, &own);
+    CHECK_STATUS(set_str(t.b, t.svc, "slow", "keeps a's delivery thread busy"), KK_OK);
+    kt_sleep_ms(100);  // the slow callback runs: a's watcher reads nothing meanwhile
+    CHECK_STATUS(set_str(t.a, t.svc, "own", "created"), KK_OK);
+    CHECK_STATUS(kk_remove(t.a, t.svc, "own"), KK_OK);
+    kt_sleep_ms(600 + QUIET_MS);  // the echoes are read late, and taken for echoes
+    CHECK_EQ(count(&own, KK_EVENT_SET), 1);
+    CHECK_EQ(count(&own, KK_EVENT_REMOVE), 1);
+    CHECK_EQ(count(&own, KK_EVENT_CHANGED) + count(&own, KK_EVENT_DELETED), 0);
+    CHECK_STATUS(kk_remove(t.b, t.svc, "slow"), KK_OK);
+    two_handles_close(&t);
+}
+
 /* ---- other processes (Secret Service) ------------------------------------------ */
 
 TEST_ON(KT_SECRET_SERVICE, secret_tool_writes_are_heard)
@@ -308,26 +335,53 @@ TEST_ON(KT_SECRET_SERVICE, a_forked_child_that_observes_hears_changes)
     kk_keychain *a = kt_open();
     REQUIRE(a != NULL);
     const char *svc = kt_service();
+    CHECK_STATUS(set_str(a, svc, "forked", "written before the fork"), KK_OK);
     event_log parent_log;
     log_init(&parent_log, svc, "forked");
     observe(a, &parent_log);  // the parent's delivery thread runs
+    int ready[2];
+    REQUIRE(pipe(ready) == 0);
     pid_t pid = kt_fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
+        // The inherited handle: the parent's writes are another process's now.
         event_log log;
         log_init(&log, svc, "forked");
         uint64_t token = 0;
         KT_CHILD(CHECK_STATUS(kk_observe(a, svc, "forked", log_event, &log, NULL, &token), KK_OK));
+        char byte = 'r';
+        KT_CHILD(CHECK(kt_write_all(ready[1], &byte, 1)));
+        KT_CHILD(CHECK_EQ(wait_for(&log, KK_EVENT_CHANGED, 1, ARRIVAL_MS), 1));  // the parent's update
         kk_keychain *other = kt_open();
         if (KT_CHILD(CHECK(other != NULL))) {
-            KT_CHILD(CHECK_STATUS(set_str(other, svc, "forked", "from the child's other handle"), KK_OK));
-            KT_CHILD(CHECK_EQ(wait_for(&log, KK_EVENT_CHANGED, 1, ARRIVAL_MS), 1));
+            KT_CHILD(CHECK_STATUS(kk_remove(other, svc, "forked"), KK_OK));
+            KT_CHILD(CHECK_EQ(wait_for(&log, KK_EVENT_DELETED, 1, ARRIVAL_MS), 1));
             kk_close(other);
         }
         kt_child_exit();
     }
+    char byte = 0;
+    if (CHECK(kt_read_all(ready[0], &byte, 1, 10000)))
+        CHECK_STATUS(set_str(a, svc, "forked", "updated in place by the parent"), KK_OK);
     CHECK_CHILD(pid, "the observing child");
-    CHECK_EQ(wait_for(&parent_log, KK_EVENT_CHANGED, 1, ARRIVAL_MS), 1);
-    CHECK_STATUS(kk_remove(a, svc, "forked"), KK_OK);
+    CHECK_EQ(wait_for(&parent_log, KK_EVENT_DELETED, 1, ARRIVAL_MS), 1);  // the child's removal
+    CHECK_EQ(count(&parent_log, KK_EVENT_SET), 1);
+    close(ready[0]);
+    close(ready[1]);
     kk_close(a);
+}
+
+TEST_ON(KT_SECRET_SERVICE, a_write_collapsing_duplicates_is_a_change_not_a_removal)
+{
+    two_handles t;
+    REQUIRE(make_two_items(t.svc = kt_service(), "dup"));
+    REQUIRE(two_handles_open(&t, "dup"));  // a knows both items
+    CHECK_STATUS(set_str(t.b, t.svc, "dup", "collapsed by b"), KK_OK);
+    CHECK_EQ(wait_for(&t.log, KK_EVENT_CHANGED, 1, ARRIVAL_MS), 1);
+    kt_sleep_ms(QUIET_MS);
+    CHECK_EQ(count(&t.log, KK_EVENT_DELETED), 0);
+    CHECK_EQ(count(&t.log, KK_EVENT_CHANGED), 1);
+    CHECK_GOT(t.a, t.svc, "dup", "collapsed by b");
+    CHECK_STATUS(kk_remove(t.a, t.svc, "dup"), KK_OK);
+    two_handles_close(&t);
 }

@@ -43,9 +43,12 @@ class Observation:
     def cancel(self) -> None:
         """Unregisters the callback. Idempotent; a no-op once the keychain is
         closed (closing unregisters every observer). May be called from the
-        callback itself. A callback already running on another thread (the
-        delivery thread included) may still complete; none starts after
-        this returns."""
+        callback itself. A callback already running on another thread may
+        still complete, and one another thread's write started just before
+        may still begin. Cancelling the keychain's last observation ends
+        its delivery thread and waits until it has (a callback it runs
+        included), unless called from such a callback: do not hold a lock
+        that a callback takes while cancelling the last observation."""
         with self._lock:
             keychain, self._keychain = self._keychain, None
         if keychain is not None:
