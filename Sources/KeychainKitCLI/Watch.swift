@@ -40,10 +40,10 @@ final class KeyWatch: Sendable {
         try StandardStreams.writeLine("watching '\(key.account)' on '\(key.service)'; interrupt to stop")
         let token = keychain.addObserver(forKey: key) { [self] change in
             guard change.event == .changed || change.event == .deleted else { return }
-            try? report(announced: true)
+            try? report()
         }
         defer { keychain.removeObserver(token) }
-        try report(announced: false)
+        try report()
         while true {
             guard let interval else {
                 pause()
@@ -53,22 +53,21 @@ final class KeyWatch: Sendable {
             var delay = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
             var remaining = timespec()
             while nanosleep(&delay, &remaining) != 0 && errno == EINTR { delay = remaining }
-            try report(announced: false)
+            try report()
         }
     }
 
-    /// Reads the key and prints its state when it changed: for an
-    /// `announced` change, every time the item is present (its value may
-    /// have been rewritten equal); for a poll, when the value or the state
-    /// differs.
-    private func report(announced: Bool) throws(CLIFailure) {
+    /// Reads the key and prints its state when it differs from the last
+    /// one printed (a new value counts as a change; an equal one rewritten
+    /// does not), however the change was noticed.
+    private func report() throws(CLIFailure) {
         let line: String? = state.withLock { state in
             let now: String
             do throws(KeychainError) {
                 let value = try keychain.data(forKey: key)
                 if let value {
                     let first = state.line == nil
-                    if !first && (announced || value != state.value) { state.changes += 1 }
+                    if !first && value != state.value { state.changes += 1 }
                     now = "present (change \(state.changes))"
                 } else {
                     now = "absent"
