@@ -325,8 +325,10 @@ typedef void (*kk_observer)(kk_event event, const char *service, const char *acc
  *  another tool's creation or replacement of that same item is taken for
  *  the echo of ours (a KeychainKit writer's in-place update is always told
  *  apart; deletions are only taken for the echo of our deletions). kk_observe()
- *  returns once such changes are being listened for (at most about 10 s
- *  without a reachable service). Observers of other keys, and keys nobody
+ *  of a key not yet observed returns once its changes are being listened
+ *  for: after the delivery thread has finished a callback it is running,
+ *  and at most about 10 s later in any case (called from such a callback,
+ *  it does not wait). Observers of other keys, and keys nobody
  *  observes, cost nothing. `destroy` (may be NULL) is called with `userdata`
  *  exactly once: after kk_unobserve() or kk_close() removes the observer,
  *  once no callback of it is still running (so possibly on the thread of

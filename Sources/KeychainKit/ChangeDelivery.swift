@@ -65,10 +65,16 @@ final class ChangeDelivery: @unchecked Sendable {
     /// memory only).
     var belongsToThisProcess: Bool { generation == ForkGeneration.current }
 
-    /// Replaces the keys whose changes are delivered.
-    func watch(_ keys: Set<KeychainAttributes>) {
-        self.keys.withLock { $0 = (keys, $0.generation + 1) }
+    /// Replaces the keys whose changes are delivered; returns whether any
+    /// is new (and so must be listened for).
+    @discardableResult
+    func watch(_ keys: Set<KeychainAttributes>) -> Bool {
+        let added = self.keys.withLock { current in
+            defer { current = (keys, current.generation + 1) }
+            return !keys.isSubset(of: current.set)
+        }
         wakePipe.raise()
+        return added
     }
 
     /// Waits until the source listens for the keys last set, so that a change

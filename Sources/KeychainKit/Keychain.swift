@@ -199,14 +199,15 @@ where Interface: KeychainInterfaceProtocol {
                 return current
             }
             if let running = current {
-                running.watch(keys)
+                // Only new keys are waited for: a removal never waits on a callback.
+                if running.watch(keys) { listening = running }
             } else if let source = interface.makeOutsideChangeSource() {
                 current = ChangeDelivery.start(source: source, keys: keys) { [weak self] changes in
                     self?.deliverOutside(changes)
                 }
                 if current == nil { source.close() }  // no thread: own writes only
+                listening = current
             }
-            listening = current
             return nil
         }
         stopped?.stop()
