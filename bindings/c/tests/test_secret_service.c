@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/** The attempts through the handle an observer heard. */
 typedef struct statuses {
     int calls;
     kk_event event;
@@ -25,6 +26,9 @@ static void remember(kk_event event, const char *service, const char *account, k
     (void)service;
     (void)account;
     statuses *s = userdata;
+    /* Attempts only: a server may announce changes (KWallet: one per item
+     * when a wallet is unlocked), heard as KK_EVENT_CHANGED elsewhere. */
+    if (event == KK_EVENT_CHANGED || event == KK_EVENT_DELETED) return;
     s->calls++;
     s->event = event;
     s->status = status;
