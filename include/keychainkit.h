@@ -328,8 +328,10 @@ typedef void (*kk_observer)(kk_event event, const char *service, const char *acc
  *  of a key not yet observed returns once its changes are being listened
  *  for: after the delivery thread has finished a callback it is running,
  *  and at most about 10 s later in any case (called from such a callback,
- *  it does not wait). Observers of other keys, and keys nobody
- *  observes, cost nothing. `destroy` (may be NULL) is called with `userdata`
+ *  it does not wait). Observers cost writes nothing; the delivery
+ *  thread reads the attributes of an item created elsewhere (one D-Bus
+ *  call per item it has not seen) to tell its key, and keys nobody observes
+ *  cost nothing more. `destroy` (may be NULL) is called with `userdata`
  *  exactly once: after kk_unobserve() or kk_close() removes the observer,
  *  once no callback of it is still running (so possibly on the thread of
  *  such a callback).

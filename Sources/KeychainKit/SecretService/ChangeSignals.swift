@@ -1,28 +1,48 @@
 import CSDBus
 
-/// Turns the Secret Service's change signals into ``ItemPathCache/Change``s,
-/// in the order they arrived, until the connection's owner takes them.
+/// The signals a connection subscribed to, each turned into an `Element`
+/// as it arrives (or dropped, when that gives `nil`), kept in order until
+/// the connection's owner takes them.
 ///
-/// Bounded: past ``capacity`` pending changes, they collapse into one
-/// ``ItemPathCache/Change/everything``.
-final class ChangeSignals: BusSignalReceiver {
+/// Bounded: past `capacity` pending elements, they collapse into one
+/// `overflow` element (for example "anything may have changed").
+final class SignalQueue<Element>: BusSignalReceiver {
 
-    static let capacity = 64
+    private let capacity: Int
+    private let overflow: Element
+    private let element: (OpaquePointer) -> Element?
+    private var pending: [Element] = []
 
-    private var pending: [ItemPathCache.Change] = []
-
-    func receive(_ signal: OpaquePointer) {
-        if pending.count >= Self.capacity {
-            pending = [.everything]
-            return
-        }
-        pending.append(Self.change(signal))
+    init(capacity: Int, overflow: Element, element: @escaping (OpaquePointer) -> Element?) {
+        self.capacity = capacity
+        self.overflow = overflow
+        self.element = element
     }
 
-    /// The changes received since the last call.
-    func take() -> [ItemPathCache.Change] {
+    func receive(_ signal: OpaquePointer) {
+        guard let element = element(signal) else { return }
+        if pending.count >= capacity {
+            pending = [overflow]
+            return
+        }
+        pending.append(element)
+    }
+
+    /// The elements received since the last call.
+    func take() -> [Element] {
         defer { pending.removeAll(keepingCapacity: true) }
         return pending
+    }
+}
+
+/// What the Secret Service's change signals mean to a connection's
+/// ``ItemPathCache``.
+enum ChangeSignals {
+
+    /// A queue of the changes signalled, collapsing past 64 into
+    /// ``ItemPathCache/Change/everything``.
+    static func queue() -> SignalQueue<ItemPathCache.Change> {
+        SignalQueue(capacity: 64, overflow: .everything, element: change)
     }
 
     private static func change(_ signal: OpaquePointer) -> ItemPathCache.Change {

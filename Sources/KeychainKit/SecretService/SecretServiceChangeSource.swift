@@ -42,7 +42,7 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
     private let busAddress: String?
     private let timeoutMicroseconds: UInt64
     private let ownWrites: OwnWrites
-    private let heard = HeardSignals()
+    private let heard = HeardSignals.queue()
     private var bus: BusConnection?
     private var reconnectAt: Deadline?
 
@@ -117,7 +117,7 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
             missedChanges = true
         }
         backlog += heard.take()
-        if backlog.count > HeardSignals.capacity { backlog = [HeardSignals.Signal(kind: .everything, sender: nil)] }
+        if backlog.count > HeardSignals.capacity { backlog = [HeardSignals.overflow] }
         classifyBacklog(keys, on: bus)
         reconsiderHeld(keys)
         return due(keys)
@@ -294,8 +294,8 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
     }
 }
 
-/// The signals a ``SecretServiceChangeSource`` heard, in order, until taken.
-final class HeardSignals: BusSignalReceiver {
+/// The signals a ``SecretServiceChangeSource`` hears.
+enum HeardSignals {
 
     struct Signal {
         enum Kind {
@@ -313,20 +313,13 @@ final class HeardSignals: BusSignalReceiver {
     /// Signals kept at most; beyond, they collapse into one `everything`.
     static let capacity = 1024
 
-    private var signals: [Signal] = []
+    static let overflow = Signal(kind: .everything, sender: nil)
 
-    func receive(_ message: OpaquePointer) {
-        guard let kind = Self.kind(of: message) else { return }
-        if signals.count >= Self.capacity {
-            signals = [Signal(kind: .everything, sender: nil)]
-            return
+    /// A queue of the signals that matter to a watcher.
+    static func queue() -> SignalQueue<Signal> {
+        SignalQueue(capacity: capacity, overflow: overflow) { message in
+            kind(of: message).map { Signal(kind: $0, sender: sd_bus_message_get_sender(message).map { String(cString: $0) }) }
         }
-        signals.append(Signal(kind: kind, sender: sd_bus_message_get_sender(message).map { String(cString: $0) }))
-    }
-
-    func take() -> [Signal] {
-        defer { signals.removeAll(keepingCapacity: true) }
-        return signals
     }
 
     /// What a signal means to a watcher; `nil`: nothing.

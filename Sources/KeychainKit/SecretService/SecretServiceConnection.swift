@@ -21,9 +21,9 @@ final class SecretServiceConnection {
     /// service's change signals (see ``refreshCache()``).
     var cache = ItemPathCache()
 
-    private let signals: ChangeSignals
+    private let signals: SignalQueue<ItemPathCache.Change>
 
-    private init(bus: BusConnection, signals: ChangeSignals, session: TransferSession, destination: String) {
+    private init(bus: BusConnection, signals: SignalQueue<ItemPathCache.Change>, session: TransferSession, destination: String) {
         self.bus = bus
         self.signals = signals
         self.session = session
@@ -35,7 +35,7 @@ final class SecretServiceConnection {
     /// start by D-Bus activation, each step bounded by the timeout.
     static func open(busAddress: String?, timeoutMicroseconds: UInt64) throws(SecretServiceFailure) -> SecretServiceConnection {
         do throws(SecretServiceFailure) {
-            let signals = ChangeSignals()
+            let signals = ChangeSignals.queue()
             let bus = try BusConnection.open(
                 address: busAddress, timeoutMicroseconds: timeoutMicroseconds,
                 subscribing: SecretServiceNames.changeMatchRules, to: signals)
