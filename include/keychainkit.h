@@ -31,7 +31,26 @@
  *   observer callback runs.
  * - No function blocks without bound: with no Secret Service, calls fail
  *   with KK_EUNAVAILABLE at once; every request to the service has a
- *   timeout (5 seconds); the library never shows or waits for a prompt.
+ *   timeout (5 seconds unless the handle's options say otherwise); a
+ *   prompt is waited for at most the prompt timeout (2 minutes unless the
+ *   options say otherwise).
+ * - Locked is never absent: an item in a locked collection is KK_ELOCKED.
+ *   A search that finds nothing proves a key absent only when no locked
+ *   collection hides its items (KeePassXC hides every item of a locked
+ *   database; gnome-keyring and KWallet list them): otherwise kk_get,
+ *   kk_exists, kk_remove and kk_list return KK_ELOCKED too, and
+ *   kk_error_message() names the collections.
+ * - Prompts: the service may answer an operation with a prompt. A
+ *   confirmation (KeePassXC asks for one at every create and delete; with
+ *   its confirmations off it completes at once, with no dialog) is always
+ *   completed. An unlock prompt (the collection is locked) is shown only
+ *   when the handle's prompt policy allows (see kk_prompt_policy; by default
+ *   only in a graphical session): the calling thread then waits for the
+ *   user, at most the prompt timeout, holding the handle's lock. The user
+ *   dismissing it gives KK_ECANCELED; no answer in time gives KK_ELOCKED
+ *   (and the prompt is dismissed, except on gnome-keyring, whose daemon
+ *   crashes when a shown unlock dialog is dismissed: there the dialog
+ *   stays up until the user answers it).
  * - Freshness: a read (kk_get, kk_exists) that starts after another
  *   process's or handle's write (create, update or remove) was acknowledged
  *   sees that write, present and absent answers alike. What the library
@@ -93,7 +112,7 @@ extern "C" {
 
 /** The version of this header. */
 #define KK_VERSION_MAJOR 0
-#define KK_VERSION_MINOR 4
+#define KK_VERSION_MINOR 5
 #define KK_VERSION_PATCH 0
 
 /** The version of this header as one number: MAJOR*10000 + MINOR*100 + PATCH. */
@@ -161,12 +180,81 @@ typedef struct kk_keychain kk_keychain;
 /** The largest value kk_set() accepts, in bytes (16 MiB). */
 #define KK_MAX_VALUE_SIZE ((size_t)16 * 1024 * 1024)
 
-/** Opens a handle on the user's Secret Service; new items go to its default
+/** Opens a handle on the user's Secret Service with the default options
+ *  (see kk_open_secret_service_with()); new items go to its default
  *  collection. Connecting is deferred to the first operation, so this call
  *  succeeds without a session bus; operations then return KK_EUNAVAILABLE.
  *  On success *out owns a handle to release with kk_close().
  *  Returns KK_OK, KK_EINVAL (out is NULL) or KK_ENOMEM. Thread-safe. */
 KK_API kk_status kk_open_secret_service(kk_keychain **out);
+
+/** Whether a Secret Service handle may show the service's unlock prompt.
+ *  Since 0.5. */
+typedef enum kk_prompt_policy {
+    /** KK_PROMPT_ALLOWED when the process has a graphical session to show
+     *  a dialog on (WAYLAND_DISPLAY or DISPLAY is set, when the handle is
+     *  opened), else KK_PROMPT_NEVER. The default. */
+    KK_PROMPT_AUTOMATIC = 0,
+    /** Never show an unlock prompt: an operation that needs a locked
+     *  collection returns KK_ELOCKED at once. */
+    KK_PROMPT_NEVER = 1,
+    /** Show the service's unlock prompt when an operation needs a locked
+     *  collection, and wait for the user up to the prompt timeout. */
+    KK_PROMPT_ALLOWED = 2
+} kk_prompt_policy;
+
+/** The version of kk_secret_service_options that this header describes. */
+#define KK_SECRET_SERVICE_OPTIONS_VERSION 1
+
+/** Options of kk_open_secret_service_with(). Initialize with
+ *  KK_SECRET_SERVICE_OPTIONS_INIT or kk_secret_service_options_init(), then
+ *  set the fields you need: fields added by later versions of the library
+ *  keep their defaults in programs built against this header. Since 0.5. */
+typedef struct kk_secret_service_options {
+    /** KK_SECRET_SERVICE_OPTIONS_VERSION. */
+    unsigned int version;
+    /** The collection new items are created in: an alias ("default", or
+     *  "session" for one the service does not persist) or a collection's
+     *  D-Bus object path ("/org/freedesktop/secrets/collection/login").
+     *  NULL means "default". Reads, updates and removals look in every
+     *  collection. Copied at open. */
+    const char *collection;
+    /** The bound on each request to the service, in milliseconds; 0 means
+     *  the default, 5000. */
+    unsigned int timeout_ms;
+    /** Whether operations may show the service's unlock prompt. */
+    kk_prompt_policy prompts;
+    /** How long an operation waits for the user to answer a prompt, in
+     *  milliseconds; 0 means the default, 120000. With KK_PROMPT_NEVER, a
+     *  confirmation prompt is waited for timeout_ms instead. */
+    unsigned int prompt_timeout_ms;
+} kk_secret_service_options;
+
+/** The defaults: the "default" collection, 5 s per request, the automatic
+ *  prompt policy, 2 minutes per prompt. */
+#define KK_SECRET_SERVICE_OPTIONS_INIT \
+    { KK_SECRET_SERVICE_OPTIONS_VERSION, NULL, 0, KK_PROMPT_AUTOMATIC, 0 }
+
+/** Fills *options with the defaults of `version` (pass
+ *  KK_SECRET_SERVICE_OPTIONS_VERSION). Returns KK_OK, or KK_EINVAL when
+ *  options is NULL or the version is unknown to the loaded library.
+ *  Thread-safe. Since 0.5. */
+KK_API kk_status kk_secret_service_options_init(kk_secret_service_options *options, unsigned int version);
+
+/** Opens a handle on the user's Secret Service with `options` (NULL: the
+ *  defaults, as kk_open_secret_service()). Like kk_open_secret_service(),
+ *  connecting is deferred to the first operation. On success *out owns a
+ *  handle to release with kk_close().
+ *
+ *  Returns KK_OK; KK_EINVAL (out NULL, an unknown options version, a
+ *  collection that is empty or not valid UTF-8, an unknown prompt policy);
+ *  KK_ENOMEM. Thread-safe. Since 0.5.
+ *
+ *      kk_secret_service_options options = KK_SECRET_SERVICE_OPTIONS_INIT;
+ *      options.collection = "session";
+ *      options.prompts = KK_PROMPT_NEVER;
+ *      kk_status st = kk_open_secret_service_with(&options, &kc); */
+KK_API kk_status kk_open_secret_service_with(const kk_secret_service_options *options, kk_keychain **out);
 
 /** Opens a handle on a new, empty, process-local in-memory keychain with
  *  the same semantics as the Secret Service one. Nothing is persisted; each
@@ -209,7 +297,9 @@ KK_API void kk_close(kk_keychain *kc);
  *  bytes. On any failure *out_value is NULL.
  *
  *  Returns KK_OK; KK_ENOTFOUND when no item exists; KK_ELOCKED when the
- *  item is in a locked collection (never reported as absent);
+ *  item is in a locked collection, or a locked collection hides its items
+ *  (never reported as absent; see Conventions for prompts); KK_ECANCELED
+ *  when the user dismissed the unlock prompt;
  *  KK_EUNAVAILABLE; KK_EDENIED; KK_EINVAL (kc, account or out_value NULL,
  *  bad strings); KK_ENOMEM; KK_EUNKNOWN. Causally fresh (see Conventions):
  *  changes made by other processes are seen at once. Thread-safe. */
@@ -220,8 +310,9 @@ KK_API kk_status kk_get(kk_keychain *kc, const char *service, const char *accoun
  *  value: no secret crosses the bus or enters this process.
  *
  *  Returns KK_OK when an item exists (also when its collection is locked,
- *  or its value is not valid UTF-8); KK_ENOTFOUND when none does;
- *  KK_EUNAVAILABLE; KK_EDENIED; KK_EINVAL (kc or account NULL, bad
+ *  or its value is not valid UTF-8); KK_ENOTFOUND when none does; KK_ELOCKED
+ *  when a locked collection hides its items (KeePassXC), so presence cannot
+ *  be told; KK_ECANCELED; KK_EUNAVAILABLE; KK_EDENIED; KK_EINVAL (kc or account NULL, bad
  *  strings); KK_EUNKNOWN. As fresh as kk_get(). Thread-safe. Since 0.3. */
 KK_API kk_status kk_exists(kk_keychain *kc, const char *service, const char *account);
 
@@ -237,7 +328,8 @@ KK_API kk_status kk_exists(kk_keychain *kc, const char *service, const char *acc
  *  leave one item holding one of their values; a kk_remove overlapping a
  *  kk_set leaves either no item or that value. See "One item per key".
  *
- *  Returns KK_OK; KK_ELOCKED;
+ *  Returns KK_OK; KK_ELOCKED (the collection or the item is locked, nothing
+ *  stored); KK_ECANCELED (the user dismissed a prompt, nothing stored);
  *  KK_EUNAVAILABLE; KK_EDENIED; KK_EINVAL (kc or account NULL, bad strings,
  *  value NULL with len > 0, len > KK_MAX_VALUE_SIZE); KK_EUNKNOWN. Observers of the key are called after
  *  the attempt, whatever its outcome, before this function returns; a call
@@ -246,22 +338,28 @@ KK_API kk_status kk_set(kk_keychain *kc, const char *service, const char *accoun
                         const void *value, size_t len);
 
 /** Removes every item of (service, account). Removing an absent item is
- *  KK_OK. Returns KK_OK; KK_ELOCKED (nothing removed); KK_EUNAVAILABLE;
+ *  KK_OK (but a key a locked collection may hide is KK_ELOCKED, not
+ *  absent). Returns KK_OK; KK_ELOCKED (nothing removed); KK_ECANCELED;
+ *  KK_EUNAVAILABLE;
  *  KK_EDENIED; KK_EINVAL; KK_EUNKNOWN. Observers of the key are called after
  *  the attempt (not for a call rejected with KK_EINVAL). Thread-safe. */
 KK_API kk_status kk_remove(kk_keychain *kc, const char *service, const char *account);
 
 /** Lists the accounts that have an item in `service` (NULL: the default
  *  service), sorted by their UTF-8 bytes, without reading any value. Items in
- *  locked collections count (their attributes are not secret).
+ *  locked collections count (their attributes are not secret). When a
+ *  locked collection hides its items (KeePassXC), the list would be
+ *  incomplete: KK_ELOCKED, and kk_error_message() names the collections it
+ *  could not see (or, when prompts are allowed, the user is asked to unlock
+ *  them first).
  *
  *  On KK_OK, *out_accounts is a NULL-terminated array of NUL-terminated
  *  UTF-8 strings, to be released with kk_list_free() (an empty list is an
  *  array holding only NULL), and *out_count (when out_count is not NULL) the
  *  number of accounts. On failure *out_accounts is NULL.
  *
- *  Returns KK_OK; KK_EUNAVAILABLE; KK_EDENIED; KK_EINVAL (kc or out_accounts
- *  NULL, bad service); KK_ENOMEM; KK_EUNKNOWN. Thread-safe. Since 0.2. */
+ *  Returns KK_OK; KK_ELOCKED; KK_ECANCELED; KK_EUNAVAILABLE; KK_EDENIED;
+ *  KK_EINVAL (kc or out_accounts NULL, bad service); KK_ENOMEM; KK_EUNKNOWN. Thread-safe. Since 0.2. */
 KK_API kk_status kk_list(kk_keychain *kc, const char *service, char ***out_accounts, size_t *out_count);
 
 /** Frees a list returned by kk_list(). NULL is accepted and ignored. */

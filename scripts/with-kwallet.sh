@@ -6,7 +6,7 @@
 #
 #   scripts/with-kwallet.sh COMMAND [ARG...]
 #
-# The bus has no activatable services (scripts/kwallet/session-bus.conf), so
+# The bus has no activatable services (scripts/session-bus-no-activation.conf), so
 # nothing but kwalletd5 can answer for org.freedesktop.secrets. The wallet is
 # created without a dialog (kwallet/open_wallet.py); kwalletd5 is then
 # restarted, since its Secret Service layer only serves wallets that existed
@@ -33,7 +33,7 @@ export KEYCHAINKIT_TEST_SERVER=kwallet
 export QT_QPA_PLATFORM=offscreen
 
 status=0
-dbus-run-session --config-file="$here/kwallet/session-bus.conf" -- sh -c '
+dbus-run-session --config-file="$here/session-bus-no-activation.conf" -- sh -c '
     here=$1; log=$2; shift 2
     kwalletd5 >"$log" 2>&1 &
     gdbus wait --session --timeout 10 org.kde.kwalletd5 &&

@@ -22,10 +22,11 @@ func fail(_ error: KeychainError) -> kk_status {
     switch error {
     case .itemNotFound: fail(KK_ENOTFOUND, nil)
     case .duplicateItem: fail(KK_EDUPLICATE, nil)
-    case .interactionNotAllowed: fail(KK_ELOCKED, "unlock the keychain and retry; the item may exist")
+    case .interactionNotAllowed:
+        fail(KK_ELOCKED, FailureDetail.current.map { "\($0); unlock it and retry" } ?? "unlock the keychain and retry; the item may exist")
     case .missingEntitlement: fail(KK_EDENIED, nil)
     case .serviceUnavailable: fail(KK_EUNAVAILABLE, "no session bus, or no Secret Service answered on it")
-    case .userCanceled: fail(KK_ECANCELED, nil)
+    case .userCanceled: fail(KK_ECANCELED, FailureDetail.current)
     case .invalidArgument: fail(KK_EINVAL, nil)
     case let .unknownError(code, message): fail(KK_EUNKNOWN, "\(message) (code \(code))")
     }

@@ -20,7 +20,7 @@ public func kk_open_memory_shared(_ other: OpaquePointer?, _ out: UnsafeMutableP
     return open(out) { Keychain(interface: InMemoryKeychainInterface(sharingItemsWith: memory.interface)) }
 }
 
-private func open(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ make: () -> any KeychainProtocol) -> kk_status {
+func open(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ make: () -> any KeychainProtocol) -> kk_status {
     guard let out else { return fail(KK_EINVAL, "out is NULL") }
     out.pointee = KeychainHandle(make()).toC()
     return KK_OK

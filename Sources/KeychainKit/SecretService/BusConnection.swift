@@ -22,6 +22,9 @@ final class BusConnection {
 
     private let bus: OpaquePointer
 
+    /// The sd-bus connection, for extensions that drive it directly.
+    var raw: OpaquePointer { bus }
+
     /// The process that opened the connection. sd-bus refuses to use a
     /// connection in another process (`-ECHILD`): a fork()ed child drops it
     /// and opens its own.

@@ -36,6 +36,13 @@ final class BusMessage {
         try check(sd_bus_message_append_basic(raw, Self.code("b"), &flag))
     }
 
+    /// Appends an array of object paths (`ao`).
+    func append(objectPaths paths: [String]) throws(SecretServiceFailure) {
+        try container("a", "o") { () throws(SecretServiceFailure) in
+            for path in paths { try append(path, as: "o") }
+        }
+    }
+
     /// Appends a byte array (`ay`) of `bytes`.
     func append(bytes: [UInt8]) throws(SecretServiceFailure) {
         let result = bytes.withUnsafeBytes { buffer in
@@ -74,6 +81,13 @@ final class BusMessage {
         let result = sd_bus_message_read_basic(raw, Self.code(type), &pointer)
         guard result > 0, let pointer else { throw Self.malformed }
         return String(cString: pointer)
+    }
+
+    /// Reads a boolean (`b`).
+    func readBool() throws(SecretServiceFailure) -> Bool {
+        var value: Int32 = 0
+        guard sd_bus_message_read_basic(raw, Self.code("b"), &value) > 0 else { throw Self.malformed }
+        return value != 0
     }
 
     /// Reads an unsigned 64-bit integer (`t`).

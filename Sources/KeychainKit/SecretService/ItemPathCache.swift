@@ -11,7 +11,8 @@
 ///   cache starts over.
 /// - `ItemChanged(P)`: P's attributes may now name another key: its key is
 ///   forgotten and P is unresolved.
-/// - Anything else (collections, the service's owner): start over.
+/// - Anything else (collections created, deleted, locked or unlocked;
+///   the service's owner): start over.
 ///
 /// Bounded: past ``capacity`` keys it starts over, so reading millions of
 /// distinct keys costs constant memory. Not thread-safe: it belongs to one
@@ -42,6 +43,11 @@ struct ItemPathCache {
 
     /// Created or changed paths whose key is unknown.
     private(set) var unresolved: Set<String> = []
+
+    /// The locked collections that hide their items from searches, as last
+    /// found; `nil` when not known. Any collection signal (the services
+    /// announce each lock and unlock) makes it unknown.
+    var hiddenCollections: [String]?
 
     /// The entry of `key`, when it can be trusted: no unresolved path.
     func lookup(_ key: KeychainAttributes) -> Entry? {
@@ -110,5 +116,6 @@ struct ItemPathCache {
         entries.removeAll(keepingCapacity: true)
         keyOfPath.removeAll(keepingCapacity: true)
         unresolved.removeAll()
+        hiddenCollections = nil
     }
 }

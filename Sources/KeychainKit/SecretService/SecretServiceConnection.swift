@@ -15,7 +15,11 @@ final class SecretServiceConnection {
     let session: TransferSession
 
     /// The unique bus name of the service process.
-    private let destination: String
+    let destination: String
+
+    /// Whether that process is gnome-keyring, once asked (see
+    /// ``runPrompt(_:atMost:)``).
+    var serverIsGnomeKeyring: Bool?
 
     /// Item paths and absences found for keys, kept current by the
     /// service's change signals (see ``refreshCache()``).
@@ -73,6 +77,16 @@ final class SecretServiceConnection {
     /// The reply to `message`, within the timeout.
     func call(_ message: BusMessage) throws(SecretServiceFailure) -> BusMessage {
         try bus.call(message)
+    }
+
+    /// The locked collections that hide their items from searches (see
+    /// ``hiddenCollections()``), remembered until a collection changes.
+    func knownHiddenCollections() throws(SecretServiceFailure) -> [String] {
+        refreshCache()
+        if let known = cache.hiddenCollections { return known }
+        let hidden = try hiddenCollections()
+        cache.hiddenCollections = hidden
+        return hidden
     }
 
     /// Applies the changes handled so far to the cache.

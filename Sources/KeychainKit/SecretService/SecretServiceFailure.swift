@@ -23,10 +23,27 @@ struct SecretServiceFailure: Error {
     /// The D-Bus error name the peer answered with, if it did.
     private(set) var remoteName: String?
 
-    init(_ error: KeychainError, connectionLost: Bool = false, retryOnNewConnection: Bool = false) {
+    /// What the caller may also want to know (see ``FailureDetail``).
+    let detail: String?
+
+    /// The locked objects (collections or items) that, once unlocked, let
+    /// the operation be tried again.
+    let unlocking: [String]
+
+    init(
+        _ error: KeychainError, connectionLost: Bool = false, retryOnNewConnection: Bool = false,
+        detail: String? = nil, unlocking: [String] = []
+    ) {
         self.error = error
         self.connectionLost = connectionLost
         self.retryOnNewConnection = retryOnNewConnection
+        self.detail = detail
+        self.unlocking = unlocking
+    }
+
+    /// The operation needs `objects` unlocked; `what` says what is locked.
+    static func locked(_ objects: [String], _ what: String) -> SecretServiceFailure {
+        SecretServiceFailure(.interactionNotAllowed, detail: "\(what) locked: \(objects.joined(separator: ", "))", unlocking: objects)
     }
 
     /// Classifies what sd-bus returned for a call: the negative errno
@@ -77,7 +94,8 @@ struct SecretServiceFailure: Error {
             return SecretServiceFailure(.interactionNotAllowed)
         case SecretServiceNames.Error.noSuchObject,
              "org.freedesktop.DBus.Error.UnknownObject",
-             "org.freedesktop.DBus.Error.UnknownMethod":
+             "org.freedesktop.DBus.Error.UnknownMethod",
+             "org.freedesktop.DBus.Error.UnknownInterface":  // KeePassXC, for a deleted item
             return SecretServiceFailure(.itemNotFound)
         case "org.freedesktop.DBus.Error.AccessDenied",
              "org.freedesktop.DBus.Error.AuthFailed":

@@ -33,10 +33,18 @@ public typealias SystemKeychainInterface = SecretServiceKeychainInterface
 /// began. A remembered absence is answered only after a round trip to the
 /// bus daemon has delivered those signals.
 ///
-/// A locked item is ``KeychainError/interactionNotAllowed``, never absent:
-/// this backend never shows or waits for a prompt. No session bus or no
-/// provider is ``KeychainError/serviceUnavailable``. Every D-Bus call is
-/// bounded by ``timeout``. The connection is opened on first use, re-opened
+/// A locked item is never absent. With ``prompts`` ``PromptPolicy/allowed``
+/// an operation that needs a locked collection or item shows the service's
+/// unlock prompt and waits up to ``promptTimeout`` for the user (dismissed:
+/// ``KeychainError/userCanceled``; unanswered:
+/// ``KeychainError/interactionNotAllowed``); with ``PromptPolicy/never`` it
+/// is ``KeychainError/interactionNotAllowed`` at once. A search that finds
+/// nothing proves the key absent only when no locked collection hides its
+/// items (KeePassXC hides every item of a locked database); otherwise it is
+/// locked too. Confirmation prompts (KeePassXC's, for every create and
+/// delete) are completed. No session bus or no provider is
+/// ``KeychainError/serviceUnavailable``. Every D-Bus call is bounded by
+/// ``timeout``, every prompt by ``timeout`` or ``promptTimeout``. The connection is opened on first use, re-opened
 /// after the service restarts, and re-opened by a fork()ed child, which
 /// never uses its parent's connection.
 public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Sendable {
@@ -54,6 +62,13 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     /// The bound on each call to the service.
     public let timeout: Duration
+
+    /// Whether operations may show the service's unlock prompt.
+    public let prompts: PromptPolicy
+
+    /// How long an operation waits for the user to answer an unlock prompt
+    /// (and, with ``prompts`` ``PromptPolicy/allowed``, a confirmation).
+    public let promptTimeout: Duration
 
     /// The open connection, if any, and the lock held for each whole
     /// operation: an sd-bus connection serves one thread at a time.
@@ -83,12 +98,18 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     }
 
     /// Creates a backend that stores new items in `collection`, talks to the
-    /// Secret Service on the bus at `busAddress` (the session bus when `nil`)
-    /// and waits at most `timeout` for each call.
-    public init(collection: String = "default", busAddress: String? = nil, timeout: Duration = .seconds(5)) {
+    /// Secret Service on the bus at `busAddress` (the session bus when `nil`),
+    /// waits at most `timeout` for each call, shows unlock prompts as
+    /// `prompts` says and waits at most `promptTimeout` for the user.
+    public init(
+        collection: String = "default", busAddress: String? = nil, timeout: Duration = .seconds(5),
+        prompts: PromptPolicy = .automatic, promptTimeout: Duration = .seconds(120)
+    ) {
         self.collection = collection
         self.busAddress = busAddress
         self.timeout = timeout
+        self.prompts = prompts
+        self.promptTimeout = promptTimeout
     }
 
     private typealias Names = SecretServiceNames
@@ -119,8 +140,8 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
             }
             let found = try search(key, on: connection)
             guard let path = found.chosen else {
-                if found.locked.isEmpty { return nil }
-                throw SecretServiceFailure(.interactionNotAllowed)
+                try found.requireNothingLocked()
+                return nil
             }
             do throws(SecretServiceFailure) {
                 return try secret(at: path, on: connection)
@@ -134,6 +155,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         try withConnection { connection throws(SecretServiceFailure) in
             if let entry = try confirmedEntry(for: key, on: connection) { return entry != .absent }
             let found = try search(key, on: connection)
+            if !found.hidden.isEmpty { try found.requireNothingLocked() }
             return !found.unlocked.isEmpty || !found.locked.isEmpty
         }
     }
@@ -159,7 +181,8 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
             for _ in 0..<Self.collapseAttempts {
                 let found = try search(key, on: connection)
                 guard !found.unlocked.isEmpty else {
-                    throw SecretServiceFailure(found.locked.isEmpty ? .itemNotFound : .interactionNotAllowed)
+                    try found.requireNothingLocked()
+                    throw SecretServiceFailure(.itemNotFound)
                 }
                 if try store(value, collapsing: found.unlocked, of: key, on: connection) { return }
             }
@@ -175,17 +198,37 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// ``KeychainError/duplicateItem``.
     public func insertItem(_ key: KeychainAttributes, value: [UInt8]) throws(KeychainError) {
         try withConnection(writing: key) { connection throws(SecretServiceFailure) in
+            var path = collectionPath
             let reply: BusMessage
             do throws(SecretServiceFailure) {
-                reply = try createItem(key, value, in: collectionPath, on: connection)
+                reply = try createItem(key, value, in: path, on: connection)
             } catch let failure where failure.error == .itemNotFound {
                 // No collection object answered at that path: resolve the
                 // alias ourselves and try its collection once; never report
                 // a missing collection as a missing item.
-                reply = try createItem(key, value, in: try resolvedCollectionPath(on: connection), on: connection)
+                path = try resolvedCollectionPath(on: connection)
+                reply = try createItem(key, value, in: path, on: connection)
+            } catch let failure where failure.error == .interactionNotAllowed && failure.unlocking.isEmpty {
+                throw SecretServiceFailure.locked([try realCollectionPath(on: connection)], "the collection is")
             }
             ownWrites.touched(try reply.readString(as: "o"), deleted: false)
-            try refusePrompt(try reply.readString(as: "o"), on: connection)
+            let prompt = try reply.readString(as: "o")
+            if prompt != Names.noObject {
+                // KeePassXC: a confirmation, or, when its database is
+                // locked, an unlock that creates the item once it is done.
+                let collection = try realCollectionPath(on: connection)
+                if try connection.isLocked(collection) {
+                    connection.dismiss(prompt)  // never shown
+                    throw SecretServiceFailure.locked([collection], "the collection is")
+                }
+                if let completed = try connection.confirm(prompt, atMost: confirmationLimit) {
+                    // The item created once confirmed, which the reply could not name.
+                    let created = try completed.enter("v", "o") { () throws(SecretServiceFailure) in
+                        try completed.readString(as: "o")
+                    }
+                    ownWrites.touched(created, deleted: false)
+                }
+            }
             // Another tool may have created an item of the key meanwhile
             // with other attributes, which neither replace matched.
             for _ in 0..<Self.collapseAttempts {
@@ -200,7 +243,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         try withConnection(writing: key) { connection throws(SecretServiceFailure) in
             let found = try search(key, on: connection)
             connection.cache.forget(key)
-            guard found.locked.isEmpty else { throw SecretServiceFailure(.interactionNotAllowed) }
+            try found.requireNothingLocked()
             guard !found.unlocked.isEmpty else { throw SecretServiceFailure(.itemNotFound) }
             for path in found.unlocked { try deleteItem(at: path, on: connection) }
         }
@@ -209,6 +252,10 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     public func accounts(inService service: String) throws(KeychainError) -> [String] {
         try withConnection { connection throws(SecretServiceFailure) in
             let found = try connection.searchItems([Names.Attribute.service: service])
+            let hidden = try connection.knownHiddenCollections()
+            guard hidden.isEmpty else {
+                throw SecretServiceFailure.locked(hidden, "some accounts may be in a collection that hides its items while")
+            }
             let paths = found.unlocked + found.locked
             var accounts: [String] = []
             var seen = Set<[UInt8]>()  // by bytes: canonically equal names are distinct accounts
@@ -259,6 +306,11 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         }
     }
 
+    /// The object path of ``collection`` itself, never an alias's.
+    private func realCollectionPath(on connection: SecretServiceConnection) throws(SecretServiceFailure) -> String {
+        collection.hasPrefix("/") ? collection : try resolvedCollectionPath(on: connection)
+    }
+
     /// The object path of ``collection``: the alias resolved by the service.
     private func resolvedCollectionPath(on connection: SecretServiceConnection) throws(SecretServiceFailure) -> String {
         guard !collection.hasPrefix("/") else { throw Self.noCollection("no collection at \(collection)") }
@@ -276,8 +328,10 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     // MARK: Connection
 
-    private var timeoutMicroseconds: UInt64 {
-        let (seconds, attoseconds) = timeout.components
+    private var timeoutMicroseconds: UInt64 { Self.microseconds(timeout) }
+
+    private static func microseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
         let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
         return UInt64(max(1, microseconds))
     }
@@ -285,7 +339,9 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// Runs `body` on the open connection, opening one when there is none
     /// or when it belongs to the parent of this fork()ed process. A
     /// connection that turns out stale is dropped, and `body` runs once more
-    /// on a new one.
+    /// on a new one. When `body` needs something unlocked and ``prompts``
+    /// allows, the user is asked to unlock it, and `body` runs once more.
+    /// Sets the calling thread's ``FailureDetail``.
     private func withConnection<R>(
         writing key: KeychainAttributes, _ body: (SecretServiceConnection) throws(SecretServiceFailure) -> R
     ) throws(KeychainError) -> R {
@@ -295,6 +351,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     private func withConnection<R>(
         _ body: (SecretServiceConnection) throws(SecretServiceFailure) -> R
     ) throws(KeychainError) -> R {
+        FailureDetail.set(nil)
         var attemptsLeft = 2
         while true {
             attemptsLeft -= 1
@@ -310,7 +367,12 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
                         if let name = open.bus.uniqueName { ownWrites.sending(as: name) }
                     }
                     try open.bus.handlePendingSignals()
-                    return .success(try body(open))
+                    do throws(SecretServiceFailure) {
+                        return .success(try body(open))
+                    } catch let failure where !failure.unlocking.isEmpty && prompts == .allowed {
+                        try open.unlock(failure.unlocking, atMost: Self.microseconds(promptTimeout))
+                        return .success(try body(open))
+                    }
                 } catch {
                     if error.connectionLost { connection.current = nil }
                     return .failure(error)
@@ -320,7 +382,10 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
             case let .success(result):
                 return result
             case let .failure(failure):
-                guard failure.retryOnNewConnection, attemptsLeft > 0 else { throw failure.error }
+                guard failure.retryOnNewConnection, attemptsLeft > 0 else {
+                    FailureDetail.set(failure.detail)
+                    throw failure.error
+                }
             }
         }
     }
@@ -357,22 +422,41 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         return try entry(for: key, on: connection)
     }
 
-    /// The items of `key` in every collection: those readable now, those in
-    /// locked collections, and the one reads and updates use (the newest
-    /// readable). Records the outcome in the cache when it is unambiguous:
-    /// no item in a locked collection, at most one item.
-    private func search(
-        _ key: KeychainAttributes, on connection: SecretServiceConnection
-    ) throws(SecretServiceFailure) -> (unlocked: [String], locked: [String], chosen: String?) {
+    /// What a search for a key found.
+    private struct Found {
+        /// Its items readable now.
+        var unlocked: [String]
+        /// Its items in locked collections.
+        var locked: [String]
+        /// The one reads and updates use (the newest readable).
+        var chosen: String?
+        /// When nothing was found: the locked collections that hide their
+        /// items, where the key may yet have one.
+        var hidden: [String]
+
+        /// Throws when an item of the key may be locked: in a locked
+        /// collection, or hidden by one.
+        func requireNothingLocked() throws(SecretServiceFailure) {
+            if !locked.isEmpty { throw SecretServiceFailure.locked(locked, "the item is") }
+            if !hidden.isEmpty { throw SecretServiceFailure.locked(hidden, "a collection that hides its items is") }
+        }
+    }
+
+    /// The items of `key` in every collection. Records the outcome in the
+    /// cache when it is unambiguous: nothing locked or hidden, at most one
+    /// item.
+    private func search(_ key: KeychainAttributes, on connection: SecretServiceConnection) throws(SecretServiceFailure) -> Found {
         let (unlocked, locked) = try connection.searchItems(
             [Names.Attribute.service: key.service, Names.Attribute.account: key.account])
-        let chosen = try newest(unlocked, on: connection)
-        if locked.isEmpty && unlocked.count < 2 {
-            connection.cache.store(key, chosen: chosen, all: unlocked)
+        let found = Found(
+            unlocked: unlocked, locked: locked, chosen: try newest(unlocked, on: connection),
+            hidden: unlocked.isEmpty && locked.isEmpty ? try connection.knownHiddenCollections() : [])
+        if found.locked.isEmpty && found.hidden.isEmpty && unlocked.count < 2 {
+            connection.cache.store(key, chosen: found.chosen, all: unlocked)
         } else {
             connection.cache.forget(key)
         }
-        return (unlocked, locked, chosen)
+        return found
     }
 
     /// The secret of the item at `path`.
@@ -407,7 +491,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         do throws(SecretServiceFailure) {
             let reply = try connection.call(try connection.methodCall(path, Names.Item.interface, Names.Item.delete))
             ownWrites.touched(path, deleted: true)
-            try refusePrompt(try reply.readString(as: "o"), on: connection)
+            try connection.confirm(try reply.readString(as: "o"), atMost: confirmationLimit)
         } catch let failure where failure.error == .itemNotFound {
             return
         }
@@ -463,12 +547,10 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         return best?.path
     }
 
-    /// A call that needs a prompt (to unlock, or to confirm) is refused: the
-    /// prompt, never shown, is dismissed and the caller gets
-    /// `interactionNotAllowed`.
-    private func refusePrompt(_ prompt: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) {
-        guard prompt != Names.noObject else { return }
-        _ = try? connection.call(try connection.methodCall(prompt, Names.Prompt.interface, Names.Prompt.dismiss))
-        throw SecretServiceFailure(.interactionNotAllowed)
+    /// The bound on a confirmation prompt: the call timeout when unlock
+    /// prompts are not allowed (such prompts are expected to complete at
+    /// once), else the prompt timeout.
+    private var confirmationLimit: UInt64 {
+        prompts == .allowed ? Self.microseconds(promptTimeout) : timeoutMicroseconds
     }
 }

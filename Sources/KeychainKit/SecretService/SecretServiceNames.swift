@@ -20,6 +20,8 @@ enum SecretServiceNames {
         static let openSession = "OpenSession"
         static let searchItems = "SearchItems"
         static let readAlias = "ReadAlias"
+        static let unlock = "Unlock"
+        static let collectionsProperty = "Collections"
         static let collectionDeleted = "CollectionDeleted"
     }
 
@@ -29,6 +31,8 @@ enum SecretServiceNames {
         static let itemCreated = "ItemCreated"
         static let itemDeleted = "ItemDeleted"
         static let itemChanged = "ItemChanged"
+        static let itemsProperty = "Items"
+        static let lockedProperty = "Locked"
     }
 
     enum Item {
@@ -58,7 +62,9 @@ enum SecretServiceNames {
 
     enum Prompt {
         static let interface = "org.freedesktop.Secret.Prompt"
+        static let prompt = "Prompt"
         static let dismiss = "Dismiss"
+        static let completed = "Completed"
     }
 
     /// Transfer-session algorithms, preferred first.
@@ -91,6 +97,11 @@ enum SecretServiceNames {
         static let getID = "GetId"
         static let getNameOwner = "GetNameOwner"
         static let nameOwnerChanged = "NameOwnerChanged"
+    }
+
+    enum Introspectable {
+        static let interface = "org.freedesktop.DBus.Introspectable"
+        static let introspect = "Introspect"
     }
 
     enum Properties {

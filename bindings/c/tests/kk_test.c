@@ -41,6 +41,8 @@ typedef struct kt_test {
     void (*fn)(void);
     const char *file;
     int line;
+    const char *excluded_server; /* NULL: none */
+    const char *exclusion_reason;
 } kt_test;
 
 static kt_test tests[KT_MAX_TESTS];
@@ -59,7 +61,23 @@ void kt_register(const char *name, unsigned backends, void (*fn)(void),
         fprintf(stderr, "kk_test: more than %d tests; raise KT_MAX_TESTS\n", KT_MAX_TESTS);
         abort();
     }
-    tests[test_count++] = (kt_test){name, backends, fn, file, line};
+    tests[test_count++] = (kt_test){name, backends, fn, file, line, NULL, NULL};
+}
+
+void kt_exclude_server(const char *name, const char *server, const char *reason)
+{
+    for (int i = 0; i < test_count; i++) {
+        if (strcmp(tests[i].name, name) == 0) {
+            tests[i].excluded_server = server;
+            tests[i].exclusion_reason = reason;
+        }
+    }
+}
+
+const char *kt_server(void)
+{
+    const char *server = getenv("KEYCHAINKIT_TEST_SERVER");
+    return server != NULL && server[0] != '\0' ? server : "gnome-keyring";
 }
 
 int kt_check(int ok, const char *file, int line, const char *fmt, ...)
@@ -226,6 +244,11 @@ int main(int argc, char **argv)
         if (!selected(t, argc, argv)) continue;
         if (!(t->backends & backend)) {
             printf("n/a  %s (not applicable to %s)\n", t->name, argv[1]);
+            continue;
+        }
+        if (backend == KT_SECRET_SERVICE && t->excluded_server != NULL &&
+            strcmp(t->excluded_server, kt_server()) == 0) {
+            printf("n/a  %s (not on %s: %s)\n", t->name, kt_server(), t->exclusion_reason);
             continue;
         }
         double start = kt_now();

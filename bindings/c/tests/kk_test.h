@@ -46,6 +46,20 @@ typedef enum kt_backend {
     }                                                                        \
     static void kt_test_##name(void)
 
+/** Defines and registers a test for `backends` that does not run against
+ *  the Secret Service server `server` (KEYCHAINKIT_TEST_SERVER: "kwallet",
+ *  "keepassxc"; gnome-keyring when unset): there the runner lists it as not
+ *  applicable, with `reason` (a measured limitation of that server), and
+ *  counts nothing. */
+#define TEST_EXCEPT_ON_SERVER(backends, server, reason, name)                 \
+    static void kt_test_##name(void);                                        \
+    __attribute__((constructor)) static void kt_register_##name(void)        \
+    {                                                                        \
+        kt_register(#name, (backends), kt_test_##name, __FILE__, __LINE__);  \
+        kt_exclude_server(#name, (server), (reason));                        \
+    }                                                                        \
+    static void kt_test_##name(void)
+
 /** Records a check of `cond`; evaluates to 1 when it held, else 0. */
 #define CHECK(cond) kt_check((cond) ? 1 : 0, __FILE__, __LINE__, "CHECK(%s)", #cond)
 
@@ -74,6 +88,14 @@ typedef enum kt_backend {
 /** Registers a test; used by TEST_ON. */
 void kt_register(const char *name, unsigned backends, void (*fn)(void),
                  const char *file, int line);
+
+/** Marks the registered test `name` not applicable on `server`; used by
+ *  TEST_EXCEPT_ON_SERVER. */
+void kt_exclude_server(const char *name, const char *server, const char *reason);
+
+/** The Secret Service server the runner tests: KEYCHAINKIT_TEST_SERVER, or
+ *  "gnome-keyring" when unset. */
+const char *kt_server(void);
 
 /** Records one check made at file:line; prints the printf-style message as a
  *  failure when `ok` is 0. Returns `ok`. Thread-safe. */

@@ -5,6 +5,8 @@
 
 #include "kt_secret_service.h"
 
+#include "kk_test.h"
+
 #include <gio/gio.h>
 
 #include <stdio.h>
@@ -83,16 +85,73 @@ static const char *default_collection(void)
     return NULL;
 }
 
+static void prompt_completed(GDBusConnection *connection, const char *sender, const char *path,
+                             const char *interface, const char *signal, GVariant *parameters,
+                             void *done)
+{
+    (void)connection, (void)sender, (void)path, (void)interface, (void)signal, (void)parameters;
+    *(int *)done = 1;
+}
+
+/** Shows the prompt at `prompt` ("/": none) and waits, at most TIMEOUT_MS,
+ *  for its Completed signal: KWallet's unlock and KeePassXC's confirmations
+ *  and lock complete without a window. */
+static int complete_prompt(const char *prompt)
+{
+    if (strcmp(prompt, "/") == 0) return 0;
+    GMainContext *context = g_main_context_new();
+    g_main_context_push_thread_default(context);
+    int done = 0;
+    guint subscription = g_dbus_connection_signal_subscribe(
+        bus, BUS_NAME, "org.freedesktop.Secret.Prompt", "Completed", prompt, NULL,
+        G_DBUS_SIGNAL_FLAGS_NONE, prompt_completed, &done, NULL);
+    GVariant *prompted = call(prompt, "org.freedesktop.Secret.Prompt", "Prompt", g_variant_new("(s)", ""), NULL);
+    if (prompted != NULL) g_variant_unref(prompted);
+    for (int waited_ms = 0; prompted != NULL && !done && waited_ms < TIMEOUT_MS; waited_ms += 10) {
+        while (g_main_context_iteration(context, FALSE)) {
+        }
+        if (!done) g_usleep(10 * 1000);
+    }
+    g_dbus_connection_signal_unsubscribe(bus, subscription);
+    g_main_context_pop_thread_default(context);
+    g_main_context_unref(context);
+    if (prompted == NULL) return -1;
+    return done ? 0 : fail("prompt (no Completed signal)", NULL);
+}
+
+/** Waits until the default collection's Locked property is `want`. */
+static int wait_until_locked_is(int want)
+{
+    for (int waited_ms = 0; waited_ms < TIMEOUT_MS; waited_ms += 20) {
+        int locked = !want;
+        if (kt_ss_is_locked(&locked) != 0) return -1;
+        if (locked == want) return 0;
+        g_usleep(20 * 1000);
+    }
+    return fail(want ? "lock (still unlocked)" : "unlock (still locked)", NULL);
+}
+
+/** Calls Lock or Unlock of the service on `collection` and completes the
+ *  prompt it returns (none on gnome-keyring's Lock). */
+static int lock_or_unlock(const char *method, const char *collection)
+{
+    const char *objects[] = {collection};
+    GVariant *reply = call(SERVICE_PATH, "org.freedesktop.Secret.Service", method,
+                           g_variant_new("(@ao)", g_variant_new_objv(objects, 1)), "(aoo)");
+    if (reply == NULL) return -1;
+    const char *prompt = NULL;
+    g_variant_get(reply, "(@ao&o)", NULL, &prompt);
+    int status = complete_prompt(prompt);
+    g_variant_unref(reply);
+    return status;
+}
+
 int kt_ss_lock(void)
 {
     const char *collection = default_collection();
     if (collection == NULL) return -1;
-    const char *objects[] = {collection};
-    GVariant *reply = call(SERVICE_PATH, "org.freedesktop.Secret.Service", "Lock",
-                           g_variant_new("(@ao)", g_variant_new_objv(objects, 1)), "(aoo)");
-    if (reply == NULL) return -1;
-    g_variant_unref(reply);
-    return 0;
+    if (lock_or_unlock("Lock", collection) != 0) return -1;
+    return wait_until_locked_is(1);
 }
 
 /** gnome-keyring: UnlockWithMasterPassword, no prompt. */
@@ -108,38 +167,38 @@ static int unlock_gnome_keyring(const char *collection)
     return 0;
 }
 
-/** KWallet: Unlock, then its prompt, which completes without a window (the
- *  wallet has the empty password); waits until the collection says so. */
-static int unlock_kwallet(const char *collection)
+/** KeePassXC: its own D-Bus method opens the database with the password
+ *  (its unlock prompt shows a dialog); $KEYCHAINKIT_TEST_KEEPASSXC_* come
+ *  from scripts/with-keepassxc.sh. */
+static int unlock_keepassxc(void)
 {
-    const char *objects[] = {collection};
-    GVariant *reply = call(SERVICE_PATH, "org.freedesktop.Secret.Service", "Unlock",
-                           g_variant_new("(@ao)", g_variant_new_objv(objects, 1)), "(aoo)");
-    if (reply == NULL) return -1;
-    const char *prompt = NULL;
-    g_variant_get(reply, "(@ao&o)", NULL, &prompt);
-    GVariant *prompted = strcmp(prompt, "/") == 0
-        ? NULL : call(prompt, "org.freedesktop.Secret.Prompt", "Prompt", g_variant_new("(s)", ""), NULL);
-    int failed = strcmp(prompt, "/") != 0 && prompted == NULL;
-    if (prompted != NULL) g_variant_unref(prompted);
+    const char *database = getenv("KEYCHAINKIT_TEST_KEEPASSXC_DATABASE");
+    const char *password_file = getenv("KEYCHAINKIT_TEST_KEEPASSXC_PASSWORD_FILE");
+    char *password = NULL;
+    if (database == NULL || password_file == NULL ||
+        !g_file_get_contents(password_file, &password, NULL, NULL))
+        return fail("unlock (no KEYCHAINKIT_TEST_KEEPASSXC_DATABASE or _PASSWORD_FILE)", NULL);
+    g_strstrip(password);
+    GError *error = NULL;
+    GVariant *reply = g_dbus_connection_call_sync(
+        bus, "org.keepassxc.KeePassXC.MainWindow", "/keepassxc", "org.keepassxc.KeePassXC.MainWindow",
+        "openDatabase", g_variant_new("(ss)", database, password), NULL, G_DBUS_CALL_FLAGS_NONE,
+        TIMEOUT_MS, NULL, &error);
+    g_free(password);
+    if (reply == NULL) return fail("openDatabase", error);
     g_variant_unref(reply);
-    if (failed) return -1;
-    for (int waited_ms = 0; waited_ms < TIMEOUT_MS; waited_ms += 20) {
-        int locked = 1;
-        if (kt_ss_is_locked(&locked) != 0) return -1;
-        if (!locked) return 0;
-        g_usleep(20 * 1000);
-    }
-    return fail("unlock (still locked after the prompt)", NULL);
+    return 0;
 }
 
 int kt_ss_unlock(void)
 {
     const char *collection = default_collection();
     if (collection == NULL) return -1;
-    const char *server = getenv("KEYCHAINKIT_TEST_SERVER");
-    return server != NULL && strcmp(server, "kwallet") == 0 ? unlock_kwallet(collection)
-                                                            : unlock_gnome_keyring(collection);
+    const char *server = kt_server();
+    int status = strcmp(server, "kwallet") == 0     ? lock_or_unlock("Unlock", collection)
+               : strcmp(server, "keepassxc") == 0 ? unlock_keepassxc()
+                                                  : unlock_gnome_keyring(collection);
+    return status != 0 ? -1 : wait_until_locked_is(0);
 }
 
 int kt_ss_is_locked(int *locked)
@@ -199,10 +258,9 @@ int kt_ss_create_item(const char *service, const char *account, const char *labe
     if (reply == NULL) return -1;
     const char *prompt = NULL;
     g_variant_get(reply, "(o&o)", NULL, &prompt);
-    int needs_prompt = strcmp(prompt, "/") != 0;
+    int status = complete_prompt(prompt);  /* KeePassXC confirms every create */
     g_variant_unref(reply);
-    if (needs_prompt) return fail("CreateItem (it asked for a prompt)", NULL);
-    return 0;
+    return status;
 }
 
 /** Quotes `s` for sh in single quotes into out; -1 when it does not fit. */
@@ -231,8 +289,10 @@ static int secret_tool_command(char *cmd, size_t size, const char *verb, const c
     if (quote(service, qs, sizeof qs) || quote(account, qa, sizeof qa) ||
         quote(label ? label : "", ql, sizeof ql))
         return -1;
-    int n = label ? snprintf(cmd, size, "secret-tool %s --label=%s service %s username %s", verb, ql, qs, qa)
-                  : snprintf(cmd, size, "secret-tool %s service %s username %s", verb, qs, qa);
+    /* Bounded: secret-tool store over an existing item never returns on
+     * KeePassXC 2.7.4. */
+    int n = label ? snprintf(cmd, size, "timeout 20 secret-tool %s --label=%s service %s username %s", verb, ql, qs, qa)
+                  : snprintf(cmd, size, "timeout 20 secret-tool %s service %s username %s", verb, qs, qa);
     return n > 0 && (size_t)n < size ? 0 : -1;
 }
 
@@ -263,8 +323,7 @@ static int secret_tool(const char *verb, const char *label, const char *service,
     snprintf(what, sizeof what, "secret-tool %s", verb);
     if (secret_tool_command(cmd, sizeof cmd, verb, label, service, account) != 0)
         return fail(what, NULL);
-    const char *server = getenv("KEYCHAINKIT_TEST_SERVER");
-    int attempts = server != NULL && strcmp(server, "kwallet") == 0 ? 3 : 1;
+    int attempts = strcmp(kt_server(), "kwallet") == 0 ? 3 : 1;
     for (int attempt = 0; attempt < attempts; attempt++) {
         if (secret_tool_once(cmd, input, out, size) == 0) return 0;
     }

@@ -4,9 +4,10 @@
  * default alias, count and create items over D-Bus (GIO), and run
  * secret-tool.
  *
- * Only for tests under scripts/with-secret-service.sh (gnome-keyring) or
- * scripts/with-kwallet.sh (KWallet, which sets KEYCHAINKIT_TEST_SERVER=kwallet):
- * they change the keyring's state. Every function returns 0 on success and
+ * Only for tests under scripts/with-secret-service.sh (gnome-keyring),
+ * scripts/with-kwallet.sh or scripts/with-keepassxc.sh (which set
+ * KEYCHAINKIT_TEST_SERVER to kwallet or keepassxc): they change the
+ * keyring's state. Every function returns 0 on success and
  * -1 on failure, after printing why.
  */
 #ifndef KT_SECRET_SERVICE_H
@@ -15,12 +16,15 @@
 #include <stddef.h>
 
 /** Locks the collection of the default alias with
- *  org.freedesktop.Secret.Service.Lock. */
+ *  org.freedesktop.Secret.Service.Lock (and its prompt, on KeePassXC), and
+ *  waits until it says so. */
 int kt_ss_lock(void);
 
-/** Unlocks it without a dialog: gnome-keyring's UnlockWithMasterPassword and
+/** Unlocks it without a dialog, and waits until it says so:
+ *  gnome-keyring's UnlockWithMasterPassword and
  *  $KEYCHAINKIT_TEST_KEYRING_PASSWORD; on KWallet, Unlock and its prompt
- *  (the test wallet's password is empty). */
+ *  (the test wallet's password is empty); on KeePassXC, its own
+ *  openDatabase method with the test database's password. */
 int kt_ss_unlock(void);
 
 /** Sets *locked to that collection's Locked property. */
@@ -31,7 +35,8 @@ int kt_ss_is_locked(int *locked);
 int kt_ss_count_items(const char *service, const char *account, int *count);
 
 /** Creates a new item with those attributes and `value` in the collection
- *  of the default alias, never replacing one (so duplicates can be made). */
+ *  of the default alias, never replacing one (so duplicates can be made),
+ *  completing the confirmation prompt KeePassXC asks for. */
 int kt_ss_create_item(const char *service, const char *account, const char *label,
                       const char *value);
 

@@ -35,6 +35,16 @@
 #define MIXED_KEYS 3
 #define MIXED_OPERATIONS 150
 
+/** Why the tests of concurrent creates do not run on KeePassXC (2.7.4,
+ *  measured with raw D-Bus calls under scripts/with-keepassxc.sh): it
+ *  answers every CreateItem with a prompt, and of several creators'
+ *  prompts at once it completes about one (6 of 24, 4 creators × 6 rounds,
+ *  3 s each), so concurrent `secret-tool store`s hang, and `replace` is not
+ *  atomic (2 items in 3 of 5 rounds of 4 concurrent secret-tool stores).
+ *  Once, under this file's 4-process test, KeePassXC exited. */
+#define KEEPASSXC_CONCURRENT_CREATES \
+    "KeePassXC completes only one of several concurrent create prompts and its replace is not atomic"
+
 /** Seconds a mixed writer may run, and the parent waits for it. */
 #define MIXED_ALARM 90
 
@@ -215,7 +225,7 @@ static void creator(rendezvous *r, const char *svc, int writer)
     if (kc != NULL) kk_close(kc);
 }
 
-TEST_ON(KT_SECRET_SERVICE, processes_creating_one_key_leave_one_item)
+TEST_EXCEPT_ON_SERVER(KT_SECRET_SERVICE, "keepassxc", KEEPASSXC_CONCURRENT_CREATES, processes_creating_one_key_leave_one_item)
 {
     check_rounds_leave_one_item(CREATE_ROUNDS, creator, "a creator");
 }
@@ -239,7 +249,7 @@ static void *thread_creator(void *arg)
     return NULL;
 }
 
-TEST_ON(KT_SECRET_SERVICE, threads_and_handles_creating_one_key_leave_one_item)
+TEST_EXCEPT_ON_SERVER(KT_SECRET_SERVICE, "keepassxc", KEEPASSXC_CONCURRENT_CREATES, threads_and_handles_creating_one_key_leave_one_item)
 {
     // Threads 0 and 1 share a handle; threads 2 and 3 have one each.
     kk_keychain *handles[3];
@@ -301,7 +311,7 @@ static void mixed_writer(rendezvous *r, const char *svc, int writer)
     kk_close(kc);
 }
 
-TEST_ON(KT_SECRET_SERVICE, processes_mixing_writes_keep_at_most_one_item_per_key)
+TEST_EXCEPT_ON_SERVER(KT_SECRET_SERVICE, "keepassxc", KEEPASSXC_CONCURRENT_CREATES, processes_mixing_writes_keep_at_most_one_item_per_key)
 {
     kk_keychain *kc = kt_open();
     REQUIRE(kc != NULL);
@@ -334,7 +344,7 @@ static void racer(rendezvous *r, const char *svc, int writer)
     }
 }
 
-TEST_ON(KT_SECRET_SERVICE, writers_racing_secret_tool_leave_one_item)
+TEST_EXCEPT_ON_SERVER(KT_SECRET_SERVICE, "keepassxc", KEEPASSXC_CONCURRENT_CREATES, writers_racing_secret_tool_leave_one_item)
 {
     check_rounds_leave_one_item(RACE_ROUNDS, racer, "a writer racing secret-tool");
 }

@@ -1,0 +1,36 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a backend had to say about the calling thread's last failure,
+/// beyond its ``KeychainError`` case: which locked collections hid their
+/// items, that an unlock prompt went unanswered. Never a secret.
+///
+/// A backend sets it when it throws and clears it when an operation
+/// begins, so it describes the thread's last operation only; `nil` when
+/// that operation succeeded or its error says everything.
+public enum FailureDetail {
+
+    /// The detail of the calling thread's last operation, if any.
+    public static var current: String? {
+        guard let stored = pthread_getspecific(key) else { return nil }
+        return Unmanaged<Box>.fromOpaque(stored).takeUnretainedValue().text
+    }
+
+    /// Replaces the calling thread's detail.
+    static func set(_ detail: String?) {
+        if let stored = pthread_getspecific(key) { Unmanaged<Box>.fromOpaque(stored).release() }
+        pthread_setspecific(key, detail.map { Unmanaged.passRetained(Box($0)).toOpaque() })
+    }
+
+    private final class Box {
+        let text: String
+        init(_ text: String) { self.text = text }
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { stored in if let stored { Unmanaged<Box>.fromOpaque(stored).release() } }
+        return key
+    }()
+}

@@ -1,0 +1,128 @@
+import CSDBus
+
+/// The service's prompts: confirmations completed, unlocks asked for when
+/// the policy allows, and no wait without a bound.
+extension SecretServiceConnection {
+
+    private typealias Names = SecretServiceNames
+
+    /// How a prompt ended.
+    enum PromptOutcome {
+        /// The user (or the service, for a confirmation) agreed; the
+        /// `Completed` signal, read up to its `result` variant.
+        case completed(BusMessage)
+        /// The user dismissed it.
+        case dismissed
+        /// No answer within the limit. It was dismissed, except on
+        /// gnome-keyring, whose daemon (42.1) crashes when a shown unlock
+        /// dialog is dismissed: there it is left up.
+        case unanswered
+    }
+
+    /// Shows the prompt at `path` (no parent window) and waits at most
+    /// `limit` microseconds for it to complete.
+    func runPrompt(_ path: String, atMost limit: UInt64) throws(SecretServiceFailure) -> PromptOutcome {
+        let request = try methodCall(path, Names.Prompt.interface, Names.Prompt.prompt)
+        try request.append("")  // no parent window
+        let rule = "type='signal',sender='\(destination)',path='\(path)',"
+            + "interface='\(Names.Prompt.interface)',member='\(Names.Prompt.completed)'"
+        guard let completed = try bus.call(request, thenAwait: rule, atMost: limit) else {
+            if try !isGnomeKeyring() { dismiss(path) }
+            return .unanswered
+        }
+        return try completed.readBool() ? .dismissed : .completed(completed)
+    }
+
+    /// Dismisses the prompt at `path`, which was never shown (or, past its
+    /// time, on a service that survives it); failures are ignored.
+    func dismiss(_ path: String) {
+        _ = try? call(try methodCall(path, Names.Prompt.interface, Names.Prompt.dismiss))
+    }
+
+    /// Completes a prompt the service returned for a create or delete:
+    /// KeePassXC asks to confirm each, and completes the prompt at once
+    /// unless its user turned confirmations on. Waits at most `limit`.
+    /// Returns the `Completed` signal, read up to its result (`nil` when
+    /// there was no prompt).
+    @discardableResult
+    func confirm(_ path: String, atMost limit: UInt64) throws(SecretServiceFailure) -> BusMessage? {
+        guard path != Names.noObject else { return nil }
+        switch try runPrompt(path, atMost: limit) {
+        case let .completed(signal): return signal
+        case .dismissed: throw SecretServiceFailure(.userCanceled, detail: "the confirmation prompt was dismissed")
+        case .unanswered:
+            throw SecretServiceFailure(
+                .interactionNotAllowed, detail: "the service asked to confirm the operation and nobody answered in time")
+        }
+    }
+
+    /// Unlocks `objects` (collections or items), showing the service's
+    /// unlock prompt and waiting at most `limit` for the user. Throws
+    /// ``KeychainError/userCanceled`` when the user dismissed it, and
+    /// ``KeychainError/interactionNotAllowed`` when nobody answered in time
+    /// or something stayed locked.
+    func unlock(_ objects: [String], atMost limit: UInt64) throws(SecretServiceFailure) {
+        let request = try methodCall(Names.servicePath, Names.Service.interface, Names.Service.unlock)
+        try request.append(objectPaths: objects)
+        let reply = try call(request)
+        let unlocked = try reply.readObjectPaths()
+        let prompt = try reply.readString(as: "o")
+        if prompt == Names.noObject {
+            guard unlocked.count >= objects.count else {
+                throw SecretServiceFailure(.interactionNotAllowed, detail: "the service refused to unlock \(objects)")
+            }
+            return
+        }
+        switch try runPrompt(prompt, atMost: limit) {
+        case .completed: return
+        case .dismissed: throw SecretServiceFailure(.userCanceled, detail: "the unlock prompt was dismissed")
+        case .unanswered:
+            throw SecretServiceFailure(
+                .interactionNotAllowed,
+                detail: "nobody answered the unlock prompt within the prompt timeout; the keychain stays locked")
+        }
+    }
+
+    /// The locked collections whose items a search does not show, so that
+    /// an empty search proves nothing about them: KeePassXC hides every
+    /// item of a locked database. A locked collection that lists its items
+    /// (gnome-keyring, KWallet) is searched like any other.
+    func hiddenCollections() throws(SecretServiceFailure) -> [String] {
+        let request = try methodCall(Names.servicePath, Names.Properties.interface, Names.Properties.get)
+        try request.append(Names.Service.interface)
+        try request.append(Names.Service.collectionsProperty)
+        let reply = try call(request)
+        let collections = try reply.enter("v", "ao") { () throws(SecretServiceFailure) in try reply.readObjectPaths() }
+        var hidden: [String] = []
+        for collection in collections where try isLocked(collection) {
+            let items = try collectionProperty(Names.Collection.itemsProperty, at: collection)
+            if try items.enter("v", "ao", { () throws(SecretServiceFailure) in try items.readObjectPaths() }).isEmpty {
+                hidden.append(collection)
+            }
+        }
+        return hidden
+    }
+
+    /// Whether the collection at `path` is locked.
+    func isLocked(_ path: String) throws(SecretServiceFailure) -> Bool {
+        let reply = try collectionProperty(Names.Collection.lockedProperty, at: path)
+        return try reply.enter("v", "b") { () throws(SecretServiceFailure) in try reply.readBool() }
+    }
+
+    private func collectionProperty(_ name: String, at path: String) throws(SecretServiceFailure) -> BusMessage {
+        let request = try methodCall(path, Names.Properties.interface, Names.Properties.get)
+        try request.append(Names.Collection.interface)
+        try request.append(name)
+        return try call(request)
+    }
+
+    /// Whether the service is gnome-keyring (its service object implements
+    /// an `org.gnome.keyring` interface), asked once per connection.
+    private func isGnomeKeyring() throws(SecretServiceFailure) -> Bool {
+        if let known = serverIsGnomeKeyring { return known }
+        let request = try methodCall(Names.servicePath, Names.Introspectable.interface, Names.Introspectable.introspect)
+        let found = (try? call(request).readString()).map { $0.contains("org.gnome.keyring.") } ?? true
+        serverIsGnomeKeyring = found
+        return found
+    }
+}
