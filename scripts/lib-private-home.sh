@@ -17,3 +17,7 @@ export XDG_CONFIG_HOME="$root/config"
 export XDG_RUNTIME_DIR="$root/runtime"
 export KEYCHAINKIT_TEST_KEYRING=private
 unset DBUS_SESSION_BUS_ADDRESS GNOME_KEYRING_CONTROL DISPLAY WAYLAND_DISPLAY
+# A private display of scripts/with-display.sh, which the tests own, is kept.
+if [ -n "${KEYCHAINKIT_TEST_DISPLAY:-}" ]; then
+    export DISPLAY="$KEYCHAINKIT_TEST_DISPLAY"
+fi

@@ -43,6 +43,7 @@ typedef struct kt_test {
     int line;
     const char *excluded_server; /* NULL: none */
     const char *exclusion_reason;
+    int needs_display;
 } kt_test;
 
 static kt_test tests[KT_MAX_TESTS];
@@ -61,17 +62,27 @@ void kt_register(const char *name, unsigned backends, void (*fn)(void),
         fprintf(stderr, "kk_test: more than %d tests; raise KT_MAX_TESTS\n", KT_MAX_TESTS);
         abort();
     }
-    tests[test_count++] = (kt_test){name, backends, fn, file, line, NULL, NULL};
+    tests[test_count++] = (kt_test){name, backends, fn, file, line, NULL, NULL, 0};
+}
+
+/** The registered test `name` (registered just before); aborts if none. */
+static kt_test *registered(const char *name)
+{
+    for (int i = test_count - 1; i >= 0; i--)
+        if (strcmp(tests[i].name, name) == 0) return &tests[i];
+    abort();
 }
 
 void kt_exclude_server(const char *name, const char *server, const char *reason)
 {
-    for (int i = 0; i < test_count; i++) {
-        if (strcmp(tests[i].name, name) == 0) {
-            tests[i].excluded_server = server;
-            tests[i].exclusion_reason = reason;
-        }
-    }
+    kt_test *t = registered(name);
+    t->excluded_server = server;
+    t->exclusion_reason = reason;
+}
+
+void kt_needs_display(const char *name)
+{
+    registered(name)->needs_display = 1;
 }
 
 const char *kt_server(void)
@@ -236,6 +247,9 @@ int main(int argc, char **argv)
     int fork_each = getenv("KK_TEST_NO_FORK") == NULL || strcmp(getenv("KK_TEST_NO_FORK"), "1") != 0;
     qsort(tests, (size_t)test_count, sizeof tests[0], by_place);
 
+    const char *display = getenv("KEYCHAINKIT_TEST_DISPLAY");
+    if (display != NULL && display[0] == '\0') display = NULL;
+
     /* No kk_ call here: the parent stays untouched by the library and forks. */
     printf("KeychainKit C tests, backend %s\n", argv[1]);
     int passed = 0, failed = 0;
@@ -249,6 +263,11 @@ int main(int argc, char **argv)
         if (backend == KT_SECRET_SERVICE && t->excluded_server != NULL &&
             strcmp(t->excluded_server, kt_server()) == 0) {
             printf("n/a  %s (not on %s: %s)\n", t->name, kt_server(), t->exclusion_reason);
+            continue;
+        }
+        if (t->needs_display != (display != NULL)) {
+            printf("n/a  %s (%s)\n", t->name,
+                   display != NULL ? "runs without a display" : "needs a display: scripts/with-display.sh");
             continue;
         }
         double start = kt_now();

@@ -60,6 +60,19 @@ typedef enum kt_backend {
     }                                                                        \
     static void kt_test_##name(void)
 
+/** Defines and registers a test of the service's prompt dialogs for
+ *  `backends`: it runs only on a private display (KEYCHAINKIT_TEST_DISPLAY,
+ *  set by scripts/with-display.sh), where it answers the dialogs with
+ *  xdotool; a runner started there runs only these tests. */
+#define TEST_WITH_DISPLAY(backends, name)                                     \
+    static void kt_test_##name(void);                                        \
+    __attribute__((constructor)) static void kt_register_##name(void)        \
+    {                                                                        \
+        kt_register(#name, (backends), kt_test_##name, __FILE__, __LINE__);  \
+        kt_needs_display(#name);                                             \
+    }                                                                        \
+    static void kt_test_##name(void)
+
 /** Records a check of `cond`; evaluates to 1 when it held, else 0. */
 #define CHECK(cond) kt_check((cond) ? 1 : 0, __FILE__, __LINE__, "CHECK(%s)", #cond)
 
@@ -92,6 +105,10 @@ void kt_register(const char *name, unsigned backends, void (*fn)(void),
 /** Marks the registered test `name` not applicable on `server`; used by
  *  TEST_EXCEPT_ON_SERVER. */
 void kt_exclude_server(const char *name, const char *server, const char *reason);
+
+/** Marks the registered test `name` as needing a display; used by
+ *  TEST_WITH_DISPLAY. */
+void kt_needs_display(const char *name);
 
 /** The Secret Service server the runner tests: KEYCHAINKIT_TEST_SERVER, or
  *  "gnome-keyring" when unset. */

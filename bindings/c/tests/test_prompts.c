@@ -1,0 +1,278 @@
+/*
+ * test_prompts.c — the prompt policy and the options at open.
+ *
+ * Without a display: the options' argument checks, KK_PROMPT_NEVER (a
+ * locked collection is KK_ELOCKED at once, no dialog), and on KeePassXC an
+ * unlock prompt nobody answers (its dialog is offscreen): KK_ELOCKED after
+ * the prompt timeout, the prompt dismissed. On a private display
+ * (scripts/with-display.sh, gnome-keyring): the real unlock dialog,
+ * answered with xdotool — the password unlocks, Escape cancels, and an
+ * unanswered dialog is left up (gnome-keyring 42 crashes when a shown
+ * unlock dialog is dismissed) while the daemon keeps serving.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "kt_keychain.h"
+#include "kt_secret_service.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/** Opens a Secret Service handle with `prompts` and `prompt_timeout_ms`. */
+static kk_keychain *open_with_prompts(kk_prompt_policy prompts, unsigned prompt_timeout_ms)
+{
+    kk_secret_service_options options = KK_SECRET_SERVICE_OPTIONS_INIT;
+    options.prompts = prompts;
+    options.prompt_timeout_ms = prompt_timeout_ms;
+    kk_keychain *kc = NULL;
+    if (!CHECK_STATUS(kk_open_secret_service_with(&options, &kc), KK_OK)) return NULL;
+    return kc;
+}
+
+static int lock(void)
+{
+    int locked = 0;
+    return CHECK(kt_ss_lock() == 0) && CHECK(kt_ss_is_locked(&locked) == 0) && CHECK(locked);
+}
+
+static int unlock(void)
+{
+    int locked = 1;
+    return CHECK(kt_ss_unlock() == 0) && CHECK(kt_ss_is_locked(&locked) == 0) && CHECK(!locked);
+}
+
+/* ---- options --------------------------------------------------------------- */
+
+TEST(options_are_checked)
+{
+    kk_secret_service_options options;
+    CHECK_STATUS(kk_secret_service_options_init(NULL, KK_SECRET_SERVICE_OPTIONS_VERSION), KK_EINVAL);
+    CHECK_STATUS(kk_secret_service_options_init(&options, 0), KK_EINVAL);
+    CHECK_STATUS(kk_secret_service_options_init(&options, KK_SECRET_SERVICE_OPTIONS_VERSION + 1), KK_EINVAL);
+    CHECK_STATUS(kk_secret_service_options_init(&options, KK_SECRET_SERVICE_OPTIONS_VERSION), KK_OK);
+    kk_secret_service_options init = KK_SECRET_SERVICE_OPTIONS_INIT;
+    CHECK_EQ(options.version, KK_SECRET_SERVICE_OPTIONS_VERSION);
+    CHECK(options.collection == NULL);
+    CHECK_EQ(options.timeout_ms, 0);
+    CHECK_EQ(options.prompts, KK_PROMPT_AUTOMATIC);
+    CHECK_EQ(options.prompt_timeout_ms, 0);
+    CHECK_EQ(init.version, KK_SECRET_SERVICE_OPTIONS_VERSION);
+    CHECK_EQ(init.prompts, KK_PROMPT_AUTOMATIC);
+
+    kk_keychain *kc = (kk_keychain *)KT_SENTINEL;
+    CHECK_STATUS(kk_open_secret_service_with(&options, NULL), KK_EINVAL);
+    options.version = 0;
+    CHECK_STATUS(kk_open_secret_service_with(&options, &kc), KK_EINVAL);
+    CHECK(strstr(kk_error_message(), "version") != NULL);
+    options = init;
+    options.prompts = (kk_prompt_policy)7;
+    CHECK_STATUS(kk_open_secret_service_with(&options, &kc), KK_EINVAL);
+    options = init;
+    options.collection = "";
+    CHECK_STATUS(kk_open_secret_service_with(&options, &kc), KK_EINVAL);
+    options.collection = "\xff";
+    CHECK_STATUS(kk_open_secret_service_with(&options, &kc), KK_EINVAL);
+    CHECK(kc == (kk_keychain *)KT_SENTINEL); /* untouched on failure */
+
+    kc = NULL;
+    CHECK_STATUS(kk_open_secret_service_with(NULL, &kc), KK_OK); /* the defaults */
+    CHECK(kc != NULL);
+    kk_close(kc);
+}
+
+TEST_ON(KT_SECRET_SERVICE, session_collection_holds_new_items_apart)
+{
+    kk_secret_service_options options = KK_SECRET_SERVICE_OPTIONS_INIT;
+    options.collection = "session";
+    kk_keychain *kc = NULL;
+    REQUIRE(CHECK_STATUS(kk_open_secret_service_with(&options, &kc), KK_OK));
+    const char *svc = kt_service();
+    kk_status stored = kk_set(kc, svc, "acct", "in session", 10);
+    if (strcmp(kt_server(), "gnome-keyring") != 0) {
+        /* KWallet and KeePassXC have no "session" alias: a clear failure. */
+        CHECK_STATUS(stored, KK_EUNKNOWN);
+        CHECK(strstr(kk_error_message(), "session") != NULL);
+        kk_close(kc);
+        return;
+    }
+    CHECK_STATUS(stored, KK_OK);
+    /* Not in the default collection: readable while that one is locked. */
+    if (lock()) CHECK_VALUE(kc, svc, "acct", "in session", 10);
+    unlock();
+    CHECK_STATUS(kk_remove(kc, svc, "acct"), KK_OK);
+    kk_close(kc);
+}
+
+/* ---- policies without a display ------------------------------------------------ */
+
+TEST_ON(KT_SECRET_SERVICE, never_policy_refuses_at_once)
+{
+    kk_keychain *kc = open_with_prompts(KK_PROMPT_NEVER, 60000);
+    REQUIRE(kc != NULL);
+    const char *svc = kt_service();
+    CHECK_STATUS(kk_set(kc, svc, "acct", "v", 1), KK_OK);
+    if (lock()) {
+        double start = kt_now();
+        char *value = KT_SENTINEL;
+        CHECK_STATUS(kk_get(kc, svc, "acct", &value, NULL), KK_ELOCKED);
+        CHECK_STATUS(kk_set(kc, svc, "new", "v", 1), KK_ELOCKED);
+        CHECK_STATUS(kk_remove(kc, svc, "acct"), KK_ELOCKED);
+        CHECK(kt_now() - start < 2.0); /* no prompt, no wait */
+        CHECK(strstr(kk_error_message(), "locked") != NULL);
+    }
+    if (unlock()) CHECK_STATUS(kk_remove(kc, svc, "acct"), KK_OK);
+    kk_close(kc);
+}
+
+TEST_EXCEPT_ON_SERVER(KT_SECRET_SERVICE, "gnome-keyring",
+                      "its unlock dialog needs a display: see unanswered_unlock_dialog_stays_up",
+                      unanswered_unlock_prompt_is_dismissed_and_locked)
+{
+    kk_keychain *kc = open_with_prompts(KK_PROMPT_ALLOWED, 1500);
+    REQUIRE(kc != NULL);
+    const char *svc = kt_service();
+    CHECK_STATUS(kk_set(kc, svc, "acct", "v", 1), KK_OK);
+    if (lock()) {
+        for (int attempt = 0; attempt < 2; attempt++) { /* the first was dismissed: no queue */
+            double start = kt_now();
+            char *value = KT_SENTINEL;
+            CHECK_STATUS(kk_get(kc, svc, "acct", &value, NULL), KK_ELOCKED);
+            double waited = kt_now() - start;
+            CHECK(waited >= 1.4 && waited < 4.0);
+            CHECK(strstr(kk_error_message(), "unlock prompt") != NULL);
+        }
+    }
+    if (unlock()) {
+        CHECK_VALUE(kc, svc, "acct", "v", 1);
+        CHECK_STATUS(kk_remove(kc, svc, "acct"), KK_OK);
+    }
+    kk_close(kc);
+}
+
+/* ---- gnome-keyring's unlock dialog, on a private display ------------------------ */
+
+/** Whether gnome-keyring's unlock dialog (gcr-prompter) is on the display. */
+static int dialog_visible(void)
+{
+    return system("xdotool search --onlyvisible --class gcr-prompter >/dev/null 2>&1") == 0;
+}
+
+/** Answers the unlock dialog once it shows, from a child process: "password"
+ *  types the keyring's password and Return, "escape" presses Escape. */
+static pid_t answer_dialog(const char *how)
+{
+    const char *command = strcmp(how, "password") == 0
+        ? "timeout 20 xdotool search --sync --onlyvisible --class gcr-prompter windowfocus --sync "
+          "type --delay 20 \"$KEYCHAINKIT_TEST_KEYRING_PASSWORD\" && "
+          "xdotool search --onlyvisible --class gcr-prompter windowfocus --sync key Return"
+        : "w=$(timeout 20 xdotool search --sync --onlyvisible --class gcr-prompter | head -n 1) && "
+          "[ -n \"$w\" ] && { xdotool windowfocus --sync \"$w\" key Escape 2>/dev/null; true; }";
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+/** Waits for the answering child; 1 when it did its part. */
+static int answered(pid_t pid)
+{
+    int status = 0;
+    if (pid <= 0 || waitpid(pid, &status, 0) != pid) return 0;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+TEST_WITH_DISPLAY(KT_SECRET_SERVICE, answered_unlock_dialog_unlocks)
+{
+    kk_keychain *kc = open_with_prompts(KK_PROMPT_ALLOWED, 30000);
+    REQUIRE(kc != NULL);
+    const char *svc = kt_service();
+    CHECK_STATUS(kk_set(kc, svc, "acct", "v", 1), KK_OK);
+    if (lock()) {
+        pid_t answerer = answer_dialog("password");
+        CHECK_VALUE(kc, svc, "acct", "v", 1); /* waits for the user, then reads */
+        CHECK(answered(answerer));
+        int locked = 1;
+        CHECK(kt_ss_is_locked(&locked) == 0 && !locked);
+    }
+    if (lock()) {
+        pid_t answerer = answer_dialog("password");
+        CHECK_STATUS(kk_set(kc, svc, "new", "w", 1), KK_OK); /* a create unlocks too */
+        CHECK(answered(answerer));
+        CHECK_VALUE(kc, svc, "new", "w", 1);
+    }
+    unlock();
+    CHECK_STATUS(kk_remove(kc, svc, "acct"), KK_OK);
+    CHECK_STATUS(kk_remove(kc, svc, "new"), KK_OK);
+    kk_close(kc);
+}
+
+TEST_WITH_DISPLAY(KT_SECRET_SERVICE, automatic_policy_prompts_in_a_graphical_session)
+{
+    kk_keychain *kc = NULL; /* DISPLAY is set: automatic means allowed */
+    REQUIRE(CHECK_STATUS(kk_open_secret_service(&kc), KK_OK));
+    const char *svc = kt_service();
+    CHECK_STATUS(kk_set(kc, svc, "acct", "v", 1), KK_OK);
+    if (lock()) {
+        pid_t answerer = answer_dialog("password");
+        CHECK_VALUE(kc, svc, "acct", "v", 1);
+        CHECK(answered(answerer));
+    }
+    unlock();
+    CHECK_STATUS(kk_remove(kc, svc, "acct"), KK_OK);
+    kk_close(kc);
+}
+
+TEST_WITH_DISPLAY(KT_SECRET_SERVICE, dismissed_unlock_dialog_is_canceled)
+{
+    kk_keychain *kc = open_with_prompts(KK_PROMPT_ALLOWED, 30000);
+    REQUIRE(kc != NULL);
+    const char *svc = kt_service();
+    CHECK_STATUS(kk_set(kc, svc, "acct", "v", 1), KK_OK);
+    if (lock()) {
+        pid_t answerer = answer_dialog("escape");
+        char *value = KT_SENTINEL;
+        CHECK_STATUS(kk_get(kc, svc, "acct", &value, NULL), KK_ECANCELED);
+        CHECK(value == NULL);
+        CHECK(answered(answerer));
+        int locked = 0;
+        CHECK(kt_ss_is_locked(&locked) == 0 && locked);
+    }
+    unlock();
+    CHECK_STATUS(kk_remove(kc, svc, "acct"), KK_OK);
+    kk_close(kc);
+}
+
+TEST_WITH_DISPLAY(KT_SECRET_SERVICE, unanswered_unlock_dialog_stays_up)
+{
+    kk_keychain *kc = open_with_prompts(KK_PROMPT_ALLOWED, 1500);
+    REQUIRE(kc != NULL);
+    const char *svc = kt_service();
+    CHECK_STATUS(kk_set(kc, svc, "acct", "v", 1), KK_OK);
+    if (lock()) {
+        double start = kt_now();
+        char *value = KT_SENTINEL;
+        CHECK_STATUS(kk_get(kc, svc, "acct", &value, NULL), KK_ELOCKED);
+        double waited = kt_now() - start;
+        CHECK(waited >= 1.4 && waited < 5.0);
+        CHECK(strstr(kk_error_message(), "unlock prompt") != NULL);
+        /* Not dismissed (that crashes gnome-keyring 42.1): the dialog is
+         * still up, and the daemon still serves. */
+        CHECK(dialog_visible());
+        int locked = 0;
+        CHECK(kt_ss_is_locked(&locked) == 0 && locked);
+        /* The user answers later: the keyring unlocks, the handle reads. */
+        CHECK(answered(answer_dialog("password")));
+        CHECK(kt_ss_is_locked(&locked) == 0);
+        CHECK_VALUE(kc, svc, "acct", "v", 1);
+    }
+    unlock();
+    CHECK_STATUS(kk_remove(kc, svc, "acct"), KK_OK);
+    kk_close(kc);
+}
