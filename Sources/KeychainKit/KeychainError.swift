@@ -20,7 +20,9 @@ public enum KeychainError: Equatable, Error, Sendable {
     /// `AccessDenied`).
     case missingEntitlement
 
-    /// There is no session bus, or no Secret Service provider answers on it.
+    /// The backend cannot be reached: there is no session bus, or no Secret
+    /// Service provider answers on it; or the kernel keyring is forbidden
+    /// (a seccomp filter) or missing.
     case serviceUnavailable
 
     /// The user dismissed a prompt.
@@ -45,7 +47,7 @@ extension KeychainError: CustomStringConvertible {
         case .interactionNotAllowed: "the keychain is locked and may not prompt to unlock"
         case .itemNotFound: "no item exists for the key"
         case .missingEntitlement: "access to the keychain was denied"
-        case .serviceUnavailable: "no Secret Service is reachable"
+        case .serviceUnavailable: "the keychain is unavailable"
         case .userCanceled: "the user canceled the operation"
         case .invalidArgument: "invalid argument"
         case let .unknownError(code, message): "keychain error \(code): \(message)"

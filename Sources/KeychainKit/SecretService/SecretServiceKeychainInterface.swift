@@ -221,6 +221,14 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         }
     }
 
+    /// Says, for ``KeychainError/serviceUnavailable``, that no Secret Service
+    /// answered, and names the alternative for machines without one.
+    public func failureDetail(for error: KeychainError) -> String? {
+        guard error == .serviceUnavailable else { return nil }
+        return "no session bus, or no Secret Service answered on it; for machines without one, "
+            + "open the kernel keyring explicitly (kk_open_kernel_keyring, KEYCHAINKIT_BACKEND=kernel)"
+    }
+
     /// Hears the changes other processes and interfaces make (see
     /// ``SecretServiceChangeSource``), on a connection of its own.
     public func makeOutsideChangeSource() -> (any OutsideChangeSource)? {
