@@ -33,7 +33,7 @@ from ._keychain import Keychain
 from ._observation import Observation
 from ._status import Status
 
-__version__ = "0.4.0"
+__version__ = "0.5.0"
 
 MAX_VALUE_SIZE: int = _ffi.MAX_VALUE_SIZE
 """The largest value the library stores, in bytes (16 MiB)."""
