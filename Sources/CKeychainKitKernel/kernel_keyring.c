@@ -11,6 +11,7 @@ enum {
     KEYCTL_GET_KEYRING_ID = 0,
     KEYCTL_SETPERM = 5,
     KEYCTL_DESCRIBE = 6,
+    KEYCTL_LINK = 8,
     KEYCTL_UNLINK = 9,
     KEYCTL_SEARCH = 10,
     KEYCTL_READ = 11,
@@ -47,6 +48,10 @@ long keychainkit_key_describe(int32_t key, char *buffer, size_t length) {
 
 int keychainkit_key_set_permissions(int32_t key, uint32_t permissions) {
     return (int)result(syscall(SYS_keyctl, KEYCTL_SETPERM, key, permissions));
+}
+
+int keychainkit_key_link(int32_t key, int32_t keyring) {
+    return (int)result(syscall(SYS_keyctl, KEYCTL_LINK, key, keyring));
 }
 
 int keychainkit_key_unlink(int32_t key, int32_t keyring) {

@@ -48,6 +48,9 @@ long keychainkit_key_describe(int32_t key, char *buffer, size_t length);
 /* KEYCTL_SETPERM. */
 int keychainkit_key_set_permissions(int32_t key, uint32_t permissions);
 
+/* KEYCTL_LINK of `key` into `keyring`. */
+int keychainkit_key_link(int32_t key, int32_t keyring);
+
 /* KEYCTL_UNLINK of `key` from `keyring`. */
 int keychainkit_key_unlink(int32_t key, int32_t keyring);
 

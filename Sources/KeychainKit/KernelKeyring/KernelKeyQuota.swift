@@ -9,7 +9,7 @@ enum KernelKeyQuota {
     /// Says that the quota is exhausted, how much of it is in use, and
     /// where it is set.
     static func exceededMessage(needing: Int?) -> String {
-        let needed = needing.map { ", and this key needs \($0)" } ?? ""
+        let needed = needing.map { ", and this key needs \($0) bytes" } ?? ""
         let usage = current().map { " (\($0.bytes) of \($0.maxBytes) bytes and \($0.keys) of \($0.maxKeys) keys in use\(needed))" } ?? needed
         return "the user's kernel key quota is exhausted\(usage); it is /proc/sys/kernel/keys/maxbytes "
             + "and maxkeys (root_maxbytes and root_maxkeys for root): remove keys or raise it"

@@ -20,18 +20,29 @@ public enum KernelKeyring: Sendable, CaseIterable {
     /// keyring (`@us`), as `keyctl` does; none is created.
     case session
 
-    /// The keyring's ID, resolved for this process now: a fork()ed child,
-    /// which has no process keyring of its parent's, gets its own link to
-    /// the persistent keyring. Throws the mapped failure of the system call.
+    /// The keyring's ID, resolved for this process now, and possessed by it:
+    /// the persistent and the user keyring are linked into the process
+    /// keyring, so that this process (all its threads) possesses their keys
+    /// whatever its session keyring links — without possession, the keys'
+    /// default permissions let the user only view them. A fork()ed child,
+    /// whose process keyring is a new one, links them again. Throws the
+    /// mapped failure of the system call.
     func resolve() throws(KeychainError) -> Int32 {
-        let id = switch self {
-        // Linked into the process keyring, which makes this process (all
-        // its threads) a possessor, and touches the keyring's expiry.
-        case .persistent: keychainkit_key_get_persistent(KEYCHAINKIT_KEY_SPEC_PROCESS_KEYRING)
-        case .user: keychainkit_key_get_keyring_id(KEYCHAINKIT_KEY_SPEC_USER_KEYRING)
-        case .session: keychainkit_key_get_keyring_id(KEYCHAINKIT_KEY_SPEC_SESSION_KEYRING)
+        switch self {
+        case .persistent:
+            // Also touches the keyring's expiry.
+            return try checked(keychainkit_key_get_persistent(KEYCHAINKIT_KEY_SPEC_PROCESS_KEYRING))
+        case .user:
+            let id = try checked(keychainkit_key_get_keyring_id(KEYCHAINKIT_KEY_SPEC_USER_KEYRING))
+            _ = try checked(keychainkit_key_link(id, KEYCHAINKIT_KEY_SPEC_PROCESS_KEYRING))
+            return id
+        case .session:
+            return try checked(keychainkit_key_get_keyring_id(KEYCHAINKIT_KEY_SPEC_SESSION_KEYRING))
         }
-        guard id >= 0 else { throw KernelKeyringFailure.error(-id, "finding the \(self) keyring") }
-        return id
+    }
+
+    private func checked(_ result: Int32) throws(KeychainError) -> Int32 {
+        guard result >= 0 else { throw KernelKeyringFailure.error(-result, "finding the \(self) keyring") }
+        return result
     }
 }

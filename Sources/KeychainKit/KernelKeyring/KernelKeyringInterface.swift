@@ -131,7 +131,8 @@ public final class KernelKeyringInterface: KeychainInterfaceProtocol, Sendable {
         guard description.fits, (1...Self.maximumValueSize).contains(value.count) else { throw .invalidArgument }
         let serial = value.withUnsafeBytes { keychainkit_key_add_user(description.text, $0.baseAddress, $0.count, ring) }
         guard serial >= 0 else {
-            throw KernelKeyringFailure.error(-serial, "adding a key", needing: value.count + description.text.utf8.count)
+            // The kernel charges the payload, the description and its NUL.
+            throw KernelKeyringFailure.error(-serial, "adding a key", needing: value.count + description.text.utf8.count + 1)
         }
         // Best effort: a key another tool created keeps permissions we may not change.
         _ = keychainkit_key_set_permissions(serial, KEYCHAINKIT_KEY_PERMISSIONS)
