@@ -305,7 +305,8 @@ KK_API kk_status kk_exists(kk_keychain *kc, const char *service, const char *acc
  *
  *  Returns KK_OK; KK_ELOCKED;
  *  KK_EUNAVAILABLE; KK_EDENIED; KK_EINVAL (kc or account NULL, bad strings,
- *  value NULL with len > 0, len > KK_MAX_VALUE_SIZE); KK_EUNKNOWN. Observers of the key are called after
+ *  value NULL with len > 0, len > KK_MAX_VALUE_SIZE; a value or key the kernel
+ *  keyring cannot hold, see kk_open_kernel_keyring_in()); KK_EUNKNOWN. Observers of the key are called after
  *  the attempt, whatever its outcome, before this function returns; a call
  *  rejected with KK_EINVAL is no attempt and notifies nobody. Thread-safe. */
 KK_API kk_status kk_set(kk_keychain *kc, const char *service, const char *account,

@@ -29,7 +29,8 @@ public enum KeychainError: Equatable, Error, Sendable {
     case userCanceled
 
     /// An argument was unusable: an empty account or service, or one that
-    /// contains a NUL character.
+    /// contains a NUL character; or a value the backend cannot store (the
+    /// kernel keyring's: 1 to 32767 bytes).
     case invalidArgument
 
     /// Any other failure, with the backend's error code and message

@@ -52,40 +52,35 @@ extension Backend {
         case .memory:
             let first = InMemoryKeychainInterface()
             return (CountingInterface(first), CountingInterface(InMemoryKeychainInterface(sharingItemsWith: first)))
-        case .secretService:
-            try requirePrivateKeyring()
-            return (CountingInterface(SecretServiceKeychainInterface()), CountingInterface(SecretServiceKeychainInterface()))
-        case .kernel:
-            try requirePrivateSessionKeyring()
-            return (CountingInterface(KernelKeyringInterface(keyring: .session)), CountingInterface(KernelKeyringInterface(keyring: .session)))
+        case .secretService, .kernel:
+            return (try makeInterface(), try makeInterface())
         }
     }
 }
 
-struct NotInPrivateKeyring: Error, CustomStringConvertible {
-    var description: String {
-        "Secret Service tests run only inside scripts/with-secret-service.sh (make test); refusing to use the real keyring"
+/// A test refused to run outside its throw-away harness, rather than touch
+/// the user's real keyrings.
+struct OutsideHarness: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Throws unless `variable` is "private", as the harness sets it.
+private func requireHarness(_ variable: String, _ refusal: String) throws {
+    guard let value = getenv(variable), String(cString: value) == "private" else {
+        throw OutsideHarness(description: refusal)
     }
 }
 
 /// Throws unless the test runs inside the private keyring of the harness.
 func requirePrivateKeyring() throws {
-    guard let value = getenv("KEYCHAINKIT_TEST_KEYRING"), String(cString: value) == "private" else {
-        throw NotInPrivateKeyring()
-    }
-}
-
-struct NotInPrivateSessionKeyring: Error, CustomStringConvertible {
-    var description: String {
-        "kernel keyring tests run only inside scripts/with-session-keyring.sh (make test-swift); refusing to use the real session keyring"
-    }
+    try requireHarness("KEYCHAINKIT_TEST_KEYRING",
+        "Secret Service tests run only inside scripts/with-secret-service.sh (make test); refusing to use the real keyring")
 }
 
 /// Throws unless the test runs in the throw-away session keyring of the harness.
 func requirePrivateSessionKeyring() throws {
-    guard let value = getenv("KEYCHAINKIT_TEST_SESSION_KEYRING"), String(cString: value) == "private" else {
-        throw NotInPrivateSessionKeyring()
-    }
+    try requireHarness("KEYCHAINKIT_TEST_SESSION_KEYRING",
+        "kernel keyring tests run only inside scripts/with-session-keyring.sh (make test-swift); refusing to use the real session keyring")
 }
 
 /// A service name no other test uses, so tests can run in parallel against
