@@ -48,3 +48,10 @@ public protocol KeychainProtocol: AnyObject, Sendable {
     /// ``KeychainInterfaceProtocol/failureDetail(for:)``).
     func failureDetail(for error: KeychainError) -> String?
 }
+
+extension KeychainProtocol {
+
+    /// Nothing to add to the error's description (``Keychain`` adds its
+    /// backend's words).
+    public func failureDetail(for error: KeychainError) -> String? { nil }
+}
