@@ -127,7 +127,7 @@ test: deps
 
 test-swift:
 	$(SWIFT) build --build-tests
-	$(HARNESS) $(SWIFT) test --skip-build
+	scripts/with-session-keyring.sh $(HARNESS) $(SWIFT) test --skip-build
 
 test-c: $(LIB)
 	bindings/c/run.sh $(CURDIR)/$(BUILD)/lib $(CURDIR)/include $(CURDIR)/$(BUILD)/c

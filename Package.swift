@@ -24,10 +24,15 @@ let package = Package(
             name: "CKeychainKitCrypto",
             linkerSettings: [.linkedLibrary("gcrypt")]
         ),
-        // The Swift core: Keychain, errors, observation, both backends. No Foundation.
+        // The kernel keyring's system calls (add_key, keyctl), callable from
+        // Swift; no libkeyutils.
+        .target(
+            name: "CKeychainKitKernel"
+        ),
+        // The Swift core: Keychain, errors, observation, the backends. No Foundation.
         .target(
             name: "KeychainKit",
-            dependencies: ["CSDBus", "CKeychainKitCrypto"]
+            dependencies: ["CSDBus", "CKeychainKitCrypto", "CKeychainKitKernel"]
         ),
         // C parts of the C ABI: status strings, the thread-local error
         // message, secret buffers, the version.

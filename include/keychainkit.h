@@ -3,7 +3,9 @@
  *
  * KeychainKit stores small secrets (tokens, passwords, keys) in the Linux
  * system keychain: the freedesktop Secret Service (gnome-keyring, KWallet,
- * KeePassXC), or an in-memory keychain for tests.
+ * KeePassXC); the kernel keyring, on machines with no Secret Service
+ * (servers, containers, SSH and CI sessions), when chosen explicitly; or an
+ * in-memory keychain for tests.
  *
  *     kk_keychain *kc;
  *     if (kk_open_secret_service(&kc) != KK_OK) { ... kk_error_message() ... }
@@ -30,7 +32,8 @@
  *   handle are serialized by the handle's lock, which is never held while an
  *   observer callback runs.
  * - No function blocks without bound: with no Secret Service, calls fail
- *   with KK_EUNAVAILABLE at once; every request to the service has a
+ *   with KK_EUNAVAILABLE at once (the message names the kernel keyring,
+ *   kk_open_kernel_keyring(), as the alternative); every request to the service has a
  *   timeout (5 seconds unless the handle's options say otherwise); a
  *   prompt is waited for at most the prompt timeout (2 minutes unless the
  *   options say otherwise).
@@ -144,7 +147,8 @@ typedef enum kk_status {
     /** Access was refused by policy (sandbox, AccessDenied). */
     KK_EDENIED = -4,
     /** No session bus, or no Secret Service provider on it (or it did not
-     *  answer in time). */
+     *  answer in time); for a kernel keyring handle, the kernel keyring is
+     *  forbidden (a seccomp filter) or missing. */
     KK_EUNAVAILABLE = -5,
     /** The user dismissed a prompt. */
     KK_ECANCELED = -6,
@@ -272,6 +276,68 @@ KK_API kk_status kk_open_memory(kk_keychain **out);
  *  handle) or KK_ENOMEM. Thread-safe. Since 0.4. */
 KK_API kk_status kk_open_memory_shared(kk_keychain *other, kk_keychain **out);
 
+/** The kernel keyrings a handle of kk_open_kernel_keyring_in() keeps its
+ *  keys in. Nothing in any of them survives a reboot. Since 0.5. */
+typedef enum kk_kernel_keyring {
+    /** The user's persistent keyring (KEYCTL_GET_PERSISTENT): seen by every
+     *  process of the user, across logins and sessions; it expires after
+     *  /proc/sys/kernel/keys/persistent_keyring_expiry seconds (3 days by
+     *  default) without use, its keys with it. */
+    KK_KERNEL_PERSISTENT = 0,
+    /** The user keyring (@u): seen by every process of the user; it lives
+     *  while any process of the user runs, and ends with the last one. */
+    KK_KERNEL_USER = 1,
+    /** The calling process's session keyring (@s): seen by the processes of
+     *  its login session (an SSH login, `keyctl session`), ending with it. A
+     *  process without one uses the user's session keyring (@us), as keyctl
+     *  does; none is created. */
+    KK_KERNEL_SESSION = 2
+} kk_kernel_keyring;
+
+/** Opens a handle on the kernel keyring: kk_open_kernel_keyring_in() with
+ *  KK_KERNEL_PERSISTENT, the user's persistent keyring. For machines with no
+ *  Secret Service; chosen explicitly, never a fallback. Returns KK_OK,
+ *  KK_EINVAL (out is NULL) or KK_ENOMEM. Thread-safe. Since 0.5. */
+KK_API kk_status kk_open_kernel_keyring(kk_keychain **out);
+
+/** Opens a handle that stores items in the kernel keyring `which` (see
+ *  kk_kernel_keyring), with the add_key and keyctl system calls; no daemon,
+ *  no D-Bus. Makes no system call itself: the first operation finds the
+ *  keyring.
+ *
+ *  Each item is a key of type "user" whose description is
+ *  "keychainkit:<N>:<service>:<account>", N being the service's length in
+ *  UTF-8 bytes, in decimal ("keychainkit:6:my-app:token"), so every service
+ *  and account, colons included, has one description; its payload is the
+ *  value as is (`keyctl search @u user keychainkit:6:my-app:token`, then
+ *  `keyctl print` or `keyctl pipe`). Only keys linked in that keyring itself
+ *  are items, never keys of keyrings linked in it. kk_set creates the key or
+ *  replaces the value of the existing one atomically (one item per key);
+ *  kk_remove unlinks it. Keys it writes grant everything to a possessor and
+ *  view, read, write and search to the user's other processes, nothing to
+ *  group and others.
+ *
+ *  Limits: a value holds 1 to 32767 bytes (the kernel's limit for "user"
+ *  keys, which have no empty payload) and the description at most 4095
+ *  bytes: kk_set of other values returns KK_EINVAL saying so, after the
+ *  attempt (observers are called), never truncating. Each user has a quota
+ *  of keys and bytes (/proc/sys/kernel/keys/maxkeys and maxbytes: 200 keys,
+ *  20000 bytes by default for users other than root; root_maxkeys and
+ *  root_maxbytes for root); a write beyond it returns KK_EUNKNOWN whose
+ *  message names the quota and its use. Other statuses of operations:
+ *  KK_EDENIED (EACCES); KK_EUNAVAILABLE when the system calls are forbidden
+ *  (ENOSYS or EPERM: a seccomp filter such as Docker's default profile) or
+ *  the kernel has no (persistent) keyrings, with a message saying so.
+ *
+ *  Observers hear the handle's own attempts; the kernel announces no
+ *  changes, so changes made elsewhere (KK_EVENT_CHANGED, KK_EVENT_DELETED)
+ *  are not reported, and no delivery thread is started. Reads see every
+ *  write acknowledged before they start (no cache). fork(): a child may use
+ *  the handle. On success *out owns a handle to release with kk_close().
+ *  Returns KK_OK, KK_EINVAL (out is NULL, `which` is not a
+ *  kk_kernel_keyring) or KK_ENOMEM. Thread-safe. Since 0.5. */
+KK_API kk_status kk_open_kernel_keyring_in(kk_kernel_keyring which, kk_keychain **out);
+
 /** Releases a handle: removes its observers (calling their destroy
  *  functions), ends its delivery thread (see kk_observe()), then frees it.
  *  NULL is accepted and ignored. The handle must not be used afterwards,
@@ -331,7 +397,8 @@ KK_API kk_status kk_exists(kk_keychain *kc, const char *service, const char *acc
  *  Returns KK_OK; KK_ELOCKED (the collection or the item is locked, nothing
  *  stored); KK_ECANCELED (the user dismissed a prompt, nothing stored);
  *  KK_EUNAVAILABLE; KK_EDENIED; KK_EINVAL (kc or account NULL, bad strings,
- *  value NULL with len > 0, len > KK_MAX_VALUE_SIZE); KK_EUNKNOWN. Observers of the key are called after
+ *  value NULL with len > 0, len > KK_MAX_VALUE_SIZE; a value or key the kernel
+ *  keyring cannot hold, see kk_open_kernel_keyring_in()); KK_EUNKNOWN. Observers of the key are called after
  *  the attempt, whatever its outcome, before this function returns; a call
  *  rejected with KK_EINVAL is no attempt and notifies nobody. Thread-safe. */
 KK_API kk_status kk_set(kk_keychain *kc, const char *service, const char *account,

@@ -12,7 +12,7 @@ KK_API const char *kk_status_string(kk_status status) {
     case KK_EDUPLICATE: return "an item already exists for the key";
     case KK_ELOCKED: return "the keychain is locked";
     case KK_EDENIED: return "access to the keychain was denied";
-    case KK_EUNAVAILABLE: return "no Secret Service is available";
+    case KK_EUNAVAILABLE: return "the keychain is unavailable";
     case KK_ECANCELED: return "the user canceled the operation";
     case KK_EINVAL: return "invalid argument";
     case KK_ENOMEM: return "out of memory";

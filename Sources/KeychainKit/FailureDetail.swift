@@ -2,17 +2,18 @@
 import Glibc
 #endif
 
-/// What a backend had to say about the calling thread's last failure,
-/// beyond its ``KeychainError`` case: which locked collections hid their
-/// items, that an unlock prompt went unanswered. Never a secret.
+/// What the Secret Service backend found out about the calling thread's
+/// last failure, beyond its ``KeychainError`` case: which locked
+/// collections hid their items, that an unlock prompt went unanswered.
+/// Never a secret. Read through
+/// ``SecretServiceKeychainInterface/failureDetail(for:)``.
 ///
-/// A backend sets it when it throws and clears it when an operation
-/// begins, so it describes the thread's last operation only; `nil` when
-/// that operation succeeded or its error says everything.
-public enum FailureDetail {
+/// Set when an operation throws and cleared when one begins, so it
+/// describes the thread's last operation only.
+enum FailureDetail {
 
     /// The detail of the calling thread's last operation, if any.
-    public static var current: String? {
+    static var current: String? {
         guard let stored = pthread_getspecific(key) else { return nil }
         return Unmanaged<Box>.fromOpaque(stored).takeUnretainedValue().text
     }

@@ -129,6 +129,12 @@ where Interface: KeychainInterfaceProtocol {
         return try lock.withLock { () throws(KeychainError) in try interface.accounts(inService: service) }
     }
 
+    /// What a message about `error`, thrown by this keychain, adds to the
+    /// error's description: the backend's words for it, if any.
+    public func failureDetail(for error: KeychainError) -> String? {
+        interface.failureDetail(for: error)
+    }
+
     // MARK: Observers
 
     /// Calls `handler` after every mutation attempt on `key` through this

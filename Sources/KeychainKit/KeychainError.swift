@@ -20,14 +20,17 @@ public enum KeychainError: Equatable, Error, Sendable {
     /// `AccessDenied`).
     case missingEntitlement
 
-    /// There is no session bus, or no Secret Service provider answers on it.
+    /// The backend cannot be reached: there is no session bus, or no Secret
+    /// Service provider answers on it; or the kernel keyring is forbidden
+    /// (a seccomp filter) or missing.
     case serviceUnavailable
 
     /// The user dismissed a prompt.
     case userCanceled
 
     /// An argument was unusable: an empty account or service, or one that
-    /// contains a NUL character.
+    /// contains a NUL character; or a value the backend cannot store (the
+    /// kernel keyring's: 1 to 32767 bytes).
     case invalidArgument
 
     /// Any other failure, with the backend's error code and message
@@ -45,7 +48,7 @@ extension KeychainError: CustomStringConvertible {
         case .interactionNotAllowed: "the keychain is locked and may not prompt to unlock"
         case .itemNotFound: "no item exists for the key"
         case .missingEntitlement: "access to the keychain was denied"
-        case .serviceUnavailable: "no Secret Service is reachable"
+        case .serviceUnavailable: "the keychain is unavailable"
         case .userCanceled: "the user canceled the operation"
         case .invalidArgument: "invalid argument"
         case let .unknownError(code, message): "keychain error \(code): \(message)"

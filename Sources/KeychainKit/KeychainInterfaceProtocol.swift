@@ -40,12 +40,21 @@ public protocol KeychainInterfaceProtocol: Sendable {
     /// fork, or call back into the keychain (connect later, in the source's
     /// ``OutsideChangeSource/listen(for:)``).
     func makeOutsideChangeSource() -> (any OutsideChangeSource)?
+
+    /// What a message about `error`, thrown by this backend, adds to the
+    /// error's description: the cause in the backend's terms and what to
+    /// do (for `kk_error_message()` and the command-line tool); `nil` (the
+    /// default) when there is nothing to add. Never contains a secret.
+    func failureDetail(for error: KeychainError) -> String?
 }
 
 extension KeychainInterfaceProtocol {
 
     /// No changes made elsewhere are reported.
     public func makeOutsideChangeSource() -> (any OutsideChangeSource)? { nil }
+
+    /// Nothing to add to the error's description.
+    public func failureDetail(for error: KeychainError) -> String? { nil }
 
     /// Reads the item and wipes its value: for backends that cannot tell
     /// presence more cheaply.

@@ -42,4 +42,16 @@ public protocol KeychainProtocol: AnyObject, Sendable {
 
     /// Removes every observer.
     func removeAllObservers()
+
+    /// What a message about `error`, thrown by this keychain, adds to the
+    /// error's description (see
+    /// ``KeychainInterfaceProtocol/failureDetail(for:)``).
+    func failureDetail(for error: KeychainError) -> String?
+}
+
+extension KeychainProtocol {
+
+    /// Nothing to add to the error's description (``Keychain`` adds its
+    /// backend's words).
+    public func failureDetail(for error: KeychainError) -> String? { nil }
 }

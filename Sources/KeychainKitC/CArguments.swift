@@ -17,18 +17,20 @@ func fail(_ status: kk_status, _ detail: String?) -> kk_status {
     return detail.withCString { keychainkit_fail(status, $0) }
 }
 
-/// Records a keychain error as this thread's last failure and returns its status.
-func fail(_ error: KeychainError) -> kk_status {
+/// Records an error of `handle`'s keychain as this thread's last failure,
+/// with its backend's detail when it has one, and returns its status.
+func fail(_ error: KeychainError, on handle: KeychainHandle) -> kk_status {
+    let detail = handle.keychain.failureDetail(for: error)
     switch error {
-    case .itemNotFound: fail(KK_ENOTFOUND, nil)
-    case .duplicateItem: fail(KK_EDUPLICATE, nil)
+    case .itemNotFound: return fail(KK_ENOTFOUND, detail)
+    case .duplicateItem: return fail(KK_EDUPLICATE, detail)
     case .interactionNotAllowed:
-        fail(KK_ELOCKED, FailureDetail.current.map { "\($0); unlock it and retry" } ?? "unlock the keychain and retry; the item may exist")
-    case .missingEntitlement: fail(KK_EDENIED, nil)
-    case .serviceUnavailable: fail(KK_EUNAVAILABLE, "no session bus, or no Secret Service answered on it")
-    case .userCanceled: fail(KK_ECANCELED, FailureDetail.current)
-    case .invalidArgument: fail(KK_EINVAL, nil)
-    case let .unknownError(code, message): fail(KK_EUNKNOWN, "\(message) (code \(code))")
+        return fail(KK_ELOCKED, detail.map { "\($0); unlock it and retry" } ?? "unlock the keychain and retry; the item may exist")
+    case .missingEntitlement: return fail(KK_EDENIED, detail)
+    case .serviceUnavailable: return fail(KK_EUNAVAILABLE, detail)
+    case .userCanceled: return fail(KK_ECANCELED, detail)
+    case .invalidArgument: return fail(KK_EINVAL, detail)
+    case let .unknownError(code, message): return fail(KK_EUNKNOWN, "\(message) (code \(code))")
     }
 }
 
@@ -59,13 +61,13 @@ func serviceName(_ service: UnsafePointer<CChar>?) throws(ArgumentFailure) -> St
     return decoded
 }
 
-/// Runs a keychain call, turning its error into its status (recorded for
-/// kk_error_message).
-func keychainStatus(_ body: () throws(KeychainError) -> kk_status) -> kk_status {
+/// Runs a call of `handle`'s keychain, turning its error into its status
+/// (recorded for kk_error_message).
+func keychainStatus(_ handle: KeychainHandle, _ body: () throws(KeychainError) -> kk_status) -> kk_status {
     do {
         return try body()
     } catch {
-        return fail(error)
+        return fail(error, on: handle)
     }
 }
 

@@ -20,6 +20,7 @@ public func kk_open_memory_shared(_ other: OpaquePointer?, _ out: UnsafeMutableP
     return open(out) { Keychain(interface: InMemoryKeychainInterface(sharingItemsWith: memory.interface)) }
 }
 
+/// Stores a new handle on the keychain `make` creates in `*out`.
 func open(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ make: () -> any KeychainProtocol) -> kk_status {
     guard let out else { return fail(KK_EINVAL, "out is NULL") }
     out.pointee = KeychainHandle(make()).toC()
@@ -48,7 +49,7 @@ public func kk_get(
             guard let found = try handle.keychain.data(forKey: key) else { return fail(KK_ENOTFOUND, nil) }
             bytes = found
         } catch {
-            return fail(error)
+            return fail(error, on: handle)
         }
         defer { bytes.wipe() }
         guard let copy = keychainkit_secret_alloc(bytes.count) else { return fail(KK_ENOMEM, nil) }
@@ -66,7 +67,7 @@ public func kk_exists(_ kc: OpaquePointer?, _ service: UnsafePointer<CChar>?, _ 
     status { () throws(ArgumentFailure) in
         let handle = try handle(kc)
         let key = try key(service: service, account: account)
-        return keychainStatus { () throws(KeychainError) in
+        return keychainStatus(handle) { () throws(KeychainError) in
             try handle.keychain.contains(key) ? KK_OK : fail(KK_ENOTFOUND, nil)
         }
     }
@@ -86,7 +87,7 @@ public func kk_set(
         guard value != nil || length == 0 else { throw invalidArgument("value is NULL but len is not 0") }
         var bytes = value.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
         defer { bytes.wipe() }
-        return keychainStatus { () throws(KeychainError) in
+        return keychainStatus(handle) { () throws(KeychainError) in
             try handle.keychain.updateData(bytes, forKey: key)
             return KK_OK
         }
@@ -98,7 +99,7 @@ public func kk_remove(_ kc: OpaquePointer?, _ service: UnsafePointer<CChar>?, _ 
     status { () throws(ArgumentFailure) in
         let handle = try handle(kc)
         let key = try key(service: service, account: account)
-        return keychainStatus { () throws(KeychainError) in
+        return keychainStatus(handle) { () throws(KeychainError) in
             try handle.keychain.removeValue(forKey: key)
             return KK_OK
         }

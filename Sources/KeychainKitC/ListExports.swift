@@ -16,7 +16,7 @@ public func kk_list(
         do throws(KeychainError) {
             accounts = try handle.keychain.accounts(inService: serviceName)  // sorted by bytes
         } catch {
-            return fail(error)
+            return fail(error, on: handle)
         }
         let textBytes = accounts.reduce(0) { $0 + $1.utf8.count + 1 }
         guard let list = keychainkit_list_alloc(accounts.count, textBytes) else { return fail(KK_ENOMEM, nil) }

@@ -14,14 +14,16 @@ struct Commands {
     func run(_ command: Invocation.Command) throws(CLIFailure) {
         switch command {
         case let .set(account):
+            let key = try key(account)
             var secret = try StandardStreams.readSecret(prompt: "Secret for '\(account)' on '\(service)': ")
             defer { secret.wipe() }
-            try keychainCall("storing '\(account)'") { () throws(KeychainError) in
-                try keychain.updateData(secret, forKey: key(account))
+            try keychainCall(on: keychain, "storing '\(account)'") { () throws(KeychainError) in
+                try keychain.updateData(secret, forKey: key)
             }
         case let .get(account, newline):
-            let found = try keychainCall("reading '\(account)'") { () throws(KeychainError) in
-                try keychain.data(forKey: key(account))
+            let key = try key(account)
+            let found = try keychainCall(on: keychain, "reading '\(account)'") { () throws(KeychainError) in
+                try keychain.data(forKey: key)
             }
             guard var secret = found else {
                 throw CLIFailure(.notFound, "no secret for '\(account)' on '\(service)'")
@@ -30,11 +32,12 @@ struct Commands {
             if newline { secret.appendWipingOldStorage([UInt8(ascii: "\n")]) }
             try StandardStreams.write(secret)
         case let .remove(account):
-            try keychainCall("removing '\(account)'") { () throws(KeychainError) in
-                try keychain.removeValue(forKey: key(account))
+            let key = try key(account)
+            try keychainCall(on: keychain, "removing '\(account)'") { () throws(KeychainError) in
+                try keychain.removeValue(forKey: key)
             }
         case .list:
-            let accounts = try keychainCall("listing '\(service)'") { () throws(KeychainError) in
+            let accounts = try keychainCall(on: keychain, "listing '\(service)'") { () throws(KeychainError) in
                 try keychain.accounts(inService: service)
             }
             for account in accounts { try StandardStreams.writeLine(account) }
@@ -47,17 +50,22 @@ struct Commands {
         }
     }
 
-    private func key(_ account: String) -> KeychainAttributes {
-        KeychainAttributes(account: account, service: service)
+    /// The key of `account`; one that cannot address an item is bad usage,
+    /// refused before the keychain is called (whose backend would add its
+    /// own words for other invalid arguments).
+    private func key(_ account: String) throws(CLIFailure) -> KeychainAttributes {
+        let key = KeychainAttributes(account: account, service: service)
+        if let reason = key.invalidReason { throw CLIFailure(.usage, "\(KeychainError.invalidArgument): \(reason)") }
+        return key
     }
 }
 
-/// Runs a keychain call, turning its error into a failure that names what
-/// was attempted (never the secret).
-func keychainCall<R>(_ what: String, _ body: () throws(KeychainError) -> R) throws(CLIFailure) -> R {
+/// Runs a call of `keychain`, turning its error into a failure that names
+/// what was attempted (never the secret).
+func keychainCall<R>(on keychain: any KeychainProtocol, _ what: String, _ body: () throws(KeychainError) -> R) throws(CLIFailure) -> R {
     do {
         return try body()
     } catch {
-        throw CLIFailure(error, doing: what)
+        throw CLIFailure(error, doing: what, on: keychain)
     }
 }

@@ -35,7 +35,10 @@ struct CLIFailure: Error {
         self.message = message
     }
 
-    init(_ error: KeychainError, doing what: String) {
-        self.init(ExitCode(error), "\(what): \(error)")
+    /// The failure of `what`, with what `keychain` adds to the error (its
+    /// backend's words for the cause).
+    init(_ error: KeychainError, doing what: String, on keychain: any KeychainProtocol) {
+        let detail = keychain.failureDetail(for: error).map { ": \($0)" } ?? ""
+        self.init(ExitCode(error), "\(what): \(error)\(detail)")
     }
 }

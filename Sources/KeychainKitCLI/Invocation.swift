@@ -11,8 +11,10 @@ struct Invocation {
         case version
     }
 
-    enum Backend: String {
+    enum Backend: String, CaseIterable {
         case secretService = "secret-service"
+        /// The user's persistent kernel keyring (KernelKeyringInterface).
+        case kernel
         case memory
     }
 
@@ -24,7 +26,7 @@ struct Invocation {
     var backend: Backend
 
     static let usage = """
-    usage: keychainkit [--backend secret-service|memory] COMMAND [--service S] ...
+    usage: keychainkit [--backend secret-service|kernel|memory] COMMAND [--service S] ...
 
     commands:
       set [--service S] ACCOUNT     store the secret read from stdin (prompted
@@ -44,11 +46,15 @@ struct Invocation {
       --help, --version
 
     The service defaults to "keychainkit"; the backend to $KEYCHAINKIT_BACKEND,
-    else secret-service.
+    else secret-service. kernel: the user's persistent kernel keyring, for
+    machines with no Secret Service ("user" keys described
+    keychainkit:<bytes of service>:<service>:<account>; values of 1 to
+    32767 bytes; nothing survives a reboot).
 
     exit codes: 0 success, 1 not found, 2 bad usage, 3 keychain locked,
-                4 no Secret Service, 5 access denied, 6 canceled,
-                7 other keychain error, 8 input/output error
+                4 no Secret Service (or kernel keyring forbidden),
+                5 access denied, 6 canceled, 7 other keychain error,
+                8 input/output error
     """
 
     /// Parses `arguments` (without the program name).
@@ -95,7 +101,8 @@ struct Invocation {
 
         let backendValue = (backendName?.isEmpty ?? true) ? Backend.secretService.rawValue : backendName!
         guard let backend = Backend(rawValue: backendValue) else {
-            throw CLIFailure(.usage, "unknown backend '\(backendValue)' (secret-service or memory)")
+            let names = Backend.allCases.map(\.rawValue).joined(separator: ", ")
+            throw CLIFailure(.usage, "unknown backend '\(backendValue)' (\(names))")
         }
         guard let name = positional.first else { throw CLIFailure(.usage, "no command given") }
         let operands = Array(positional.dropFirst())

@@ -12,6 +12,7 @@ do {
     let invocation = try Invocation(Array(CommandLine.arguments.dropFirst()), environmentBackend: environmentBackend)
     let keychain: any KeychainProtocol = switch invocation.backend {
     case .secretService: Keychain(interface: SecretServiceKeychainInterface())
+    case .kernel: Keychain(interface: KernelKeyringInterface())
     case .memory: Keychain(interface: InMemoryKeychainInterface())
     }
     let commands = Commands(keychain: keychain, service: invocation.service ?? Invocation.defaultService)

@@ -229,13 +229,13 @@ struct ReferenceSemanticsTests {
     func textValuesRoundTrip(_ backend: Backend) throws {
         let keychain = Keychain(interface: try backend.makeInterface())
         let key = uniqueKey()
-        for value in ["", "ünïcödé — 鍵 🔑", "line\nbreak\ttab", String(repeating: "x", count: 4096)] {
+        for value in ["ünïcödé — 鍵 🔑", "line\nbreak\ttab", String(repeating: "x", count: 4096)] {
             try keychain.updateValue(value, forKey: key)
             #expect(try keychain.value(forKey: key) == value)
         }
     }
 
-    @Test(arguments: Backend.allCases)
+    @Test(arguments: Backend.anySize)
     func emptyValueIsPresentNotAbsent(_ backend: Backend) throws {
         let keychain = Keychain(interface: try backend.makeInterface())
         let key = uniqueKey()
@@ -256,7 +256,7 @@ struct ReferenceSemanticsTests {
         #expect(try keychain.data(forKey: key) == allBytes)
     }
 
-    @Test(arguments: Backend.allCases)
+    @Test(arguments: Backend.anySize)
     func oneMebibyteValue(_ backend: Backend) throws {
         let keychain = Keychain(interface: try backend.makeInterface())
         let key = uniqueKey()

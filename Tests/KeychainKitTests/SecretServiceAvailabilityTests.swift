@@ -20,6 +20,9 @@ struct SecretServiceAvailabilityTests {
             #expect(keychain[key] == nil)
         }
         #expect(elapsed < fast * 4, "four operations took \(elapsed)")
+        // The detail names the alternative for machines without a Secret Service.
+        let detail = keychain.failureDetail(for: .serviceUnavailable) ?? ""
+        #expect(detail.contains("kk_open_kernel_keyring") && detail.contains("KEYCHAINKIT_BACKEND=kernel"), "\(detail)")
     }
 
     @Test func noBus() {

@@ -4,7 +4,8 @@
 #   bindings/c/run.sh LIBDIR INCLUDEDIR OUTDIR
 #
 # LIBDIR holds libkeychainkit.so, INCLUDEDIR keychainkit.h; binaries go to
-# OUTDIR. Runs the test runner on the memory backend, then on the Secret
+# OUTDIR. Runs the test runner on the memory backend, on the kernel
+# keyring, then on the Secret
 # Service inside scripts/with-secret-service.sh (a private gnome-keyring) and
 # inside scripts/with-kwallet.sh (a private KWallet wallet), each
 # example on both backends, and each example under valgrind (memcheck) on
@@ -69,6 +70,8 @@ run_tests() {
 if [ -n "$runner" ]; then
     echo "== tests on memory"
     run_tests memory "$runner" memory
+    echo "== tests on kernel (the runner's own session keyring; the user's persistent and user keyrings)"
+    run_tests kernel "$runner" kernel
     echo "== tests on secret-service (private keyring)"
     run_tests secret-service "$harness" "$runner" secret-service
     echo "== tests on secret-service (KWallet, private wallet)"

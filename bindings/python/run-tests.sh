@@ -7,7 +7,8 @@
 # Creates (or reuses) the venv build/python-venv through scripts/python-venv.sh
 # (pytest, hypothesis, jeepney, ...), installs this package into it, and runs
 # pytest against build/lib/libkeychainkit.so.0 inside
-# scripts/with-secret-service.sh, so both backends run. Exits
+# scripts/with-secret-service.sh and a throw-away kernel session keyring
+# (scripts/with-session-keyring.sh), so every backend runs. Exits
 # with pytest's status; "no tests collected" (5) is a failure too. Works from
 # any directory.
 set -eu
@@ -29,7 +30,7 @@ rm -rf "$here/build" "$here/keychainkit.egg-info"
 
 cd "$here"
 status=0
-KEYCHAINKIT_LIBRARY="$library" "$root/scripts/with-secret-service.sh" \
+KEYCHAINKIT_LIBRARY="$library" "$root/scripts/with-session-keyring.sh" "$root/scripts/with-secret-service.sh" \
     "$venv/bin/pytest" -p no:cacheprovider "$@" || status=$?
 if [ "$status" -eq 5 ]; then
     echo "$0: pytest collected no tests: failing" >&2

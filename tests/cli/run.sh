@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Tests of the keychainkit command-line tool, against the private keyring of
-# scripts/with-secret-service.sh (run this script inside it) and the memory
-# backend: commands, exit codes, bad input, and interop with secret-tool and
-# Python keyring. Usage: tests/cli/run.sh KEYCHAINKIT_BINARY PYTHON
+# scripts/with-secret-service.sh (run this script inside it), the memory
+# backend and the kernel keyring (the user's persistent keyring; every key
+# added is removed): commands, exit codes, bad input, and interop with
+# secret-tool, Python keyring and keyctl. Usage: tests/cli/run.sh KEYCHAINKIT_BINARY PYTHON
 # (PYTHON has the `keyring` package). Prints `N passed, N failed`.
 set -uo pipefail
 kk=$1 python=$2
@@ -76,11 +77,39 @@ expect "memory backend from KEYCHAINKIT_BACKEND" 0 "" "" -- env KEYCHAINKIT_BACK
 input=""
 expect "memory backend keeps nothing across processes" 1 "" "no secret" -- env KEYCHAINKIT_BACKEND=memory "$kk" get m
 
+# The kernel keyring: the user's persistent keyring, shared by processes.
+input=$'from kernel\n'
+expect "kernel backend from KEYCHAINKIT_BACKEND" 0 "" "" -- env KEYCHAINKIT_BACKEND=kernel "$kk" set --service "$svc" k:acct
+input=""
+expect "kernel backend: another process reads it" 0 $'from kernel\n' "" -- "$kk" --backend kernel get --service "$svc" k:acct
+description="keychainkit:${#svc}:$svc:k:acct"
+# In a session keyring of its own, into which get_persistent links the
+# persistent keyring: possessed, so searchable (its user permissions are view and read).
+# shellcheck disable=SC2016 # expanded by the inner shell
+if value=$(keyctl session - sh -c 'keyctl pipe "$(keyctl search "$(keyctl get_persistent @s)" user "$1")"' sh "$description" 2>"$work/err") &&
+    [ "$value" = "from kernel" ]; then
+    ok "kernel backend: keyctl finds and reads $description"
+else
+    bad "kernel backend: keyctl finds and reads $description" "$value $(grep -v '^Joined session keyring' "$work/err")"
+fi
+expect "kernel backend: ls" 0 $'k:acct\n' "" -- "$kk" --backend kernel ls --service "$svc"
+expect "kernel backend: the Secret Service does not see it" 1 "" "no secret" -- "$kk" get --service "$svc" k:acct
+head -c 32768 /dev/zero | tr '\0' x >"$work/big"
+"$kk" --backend kernel set --service "$svc" k:acct <"$work/big" 2>"$work/err"; status=$?
+if [ "$status" = 2 ] && grep -q "1 to 32767 bytes" "$work/err"; then ok "kernel backend: a value over 32767 bytes: exit 2, the limit named"
+else bad "kernel backend: a value over 32767 bytes: exit 2, the limit named" "exit $status: $(cat "$work/err")"; fi
+expect "kernel backend: the value is untouched" 0 $'from kernel\n' "" -- "$kk" --backend kernel get --service "$svc" k:acct
+expect "kernel backend: rm" 0 "" "" -- "$kk" --backend kernel rm --service "$svc" k:acct
+expect "kernel backend: absent after rm" 1 "" "no secret" -- "$kk" --backend kernel get --service "$svc" k:acct
+here=$(cd "$(dirname "$0")" && pwd)
+expect "kernel backend under a seccomp filter forbidding keyctl: exit 4, says why" 4 "" "kernel keyring is forbidden here.*seccomp" -- \
+    "$python" "$here/without_keyctl.py" "$kk" --backend kernel get --service "$svc" k:acct
+
 "$kk" get --service "$svc" bob >&- 2>"$work/err"; status=$?
 if [ "$status" = 8 ] && grep -q "cannot write standard output" "$work/err"; then ok "closed stdout: exit 8"; else bad "closed stdout: exit 8" "exit $status: $(cat "$work/err")"; fi
 
 input=""
-expect "no Secret Service: exit 4, fast" 4 "" "no Secret Service" -- env DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent timeout 5 "$kk" get x
+expect "no Secret Service: exit 4, fast, names the kernel keyring" 4 "" "no Secret Service.*KEYCHAINKIT_BACKEND=kernel" -- env DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent timeout 5 "$kk" get x
 
 # watch: a line per change of state, never the value; stops on SIGINT. As
 # the service announces changes (create, our in-place update, remove), and

@@ -108,7 +108,7 @@ TEST(freed_blocks_never_hold_the_secret)
     check_item_life(a, strlen(a), second, strlen(b) + 1, markers, 2);
 }
 
-TEST(freed_blocks_never_hold_a_large_secret)
+TEST_ON(KT_ANY_SIZE, freed_blocks_never_hold_a_large_secret)
 {
     /* 256 KiB: above glibc's mmap threshold, growing D-Bus messages and
      * byte arrays through other paths. Markers at both ends of each value. */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds the C test runner (bindings/c/tests/*.c) and the C examples with
 # AddressSanitizer + UndefinedBehaviorSanitizer (gcc) into build/sanitizers/
-# and runs them on the memory backend and, inside
+# and runs them on the memory backend, the kernel keyring and, inside
 # scripts/with-secret-service.sh (a private D-Bus and gnome-keyring), on the
 # Secret Service. The last line is exactly "N passed, N failed": the sum of
 # the runner's closing lines, one test per example run, and one test per
@@ -123,6 +123,8 @@ run_tests() {
 if [ -n "$runner" ]; then
     echo "== C tests with ASan+UBSan on memory"
     run_tests memory "$runner" memory
+    echo "== C tests with ASan+UBSan on kernel (the runner's own session keyring)"
+    run_tests kernel "$runner" kernel
     echo "== C tests with ASan+UBSan on secret-service (private keyring)"
     run_tests secret-service "$harness" "$runner" secret-service
 fi

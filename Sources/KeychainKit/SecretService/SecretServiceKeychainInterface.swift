@@ -268,6 +268,24 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         }
     }
 
+    /// Says, for ``KeychainError/serviceUnavailable``, that no Secret Service
+    /// answered, and names the alternative for machines without one; for
+    /// ``KeychainError/interactionNotAllowed`` and
+    /// ``KeychainError/userCanceled``, what the calling thread's last
+    /// operation found locked (the collections or items), or how its prompt
+    /// ended.
+    public func failureDetail(for error: KeychainError) -> String? {
+        switch error {
+        case .serviceUnavailable:
+            "no session bus, or no Secret Service answered on it; for machines without one, "
+                + "open the kernel keyring explicitly (kk_open_kernel_keyring, KEYCHAINKIT_BACKEND=kernel)"
+        case .interactionNotAllowed, .userCanceled:
+            FailureDetail.current
+        default:
+            nil
+        }
+    }
+
     /// Hears the changes other processes and interfaces make (see
     /// ``SecretServiceChangeSource``), on a connection of its own.
     public func makeOutsideChangeSource() -> (any OutsideChangeSource)? {

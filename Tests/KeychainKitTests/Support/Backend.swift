@@ -9,6 +9,15 @@ import Glibc
 enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case memory
     case secretService
+    case kernel
+
+    /// The backends that report changes made elsewhere (the kernel keyring
+    /// announces none).
+    static let hearingOthers: [Backend] = [.memory, .secretService]
+
+    /// The backends that store empty values, and values of any size up to
+    /// `KK_MAX_VALUE_SIZE` (the kernel keyring stores 1 to 32767 bytes).
+    static let anySize: [Backend] = [.memory, .secretService]
 
     var testDescription: String { rawValue }
 
@@ -16,8 +25,9 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// type, so that `Keychain(interface:)` accepts it).
     ///
     /// The Secret Service backend is only used inside the private keyring of
-    /// `scripts/with-secret-service.sh`; elsewhere the test fails rather than
-    /// touch the user's real keyring.
+    /// `scripts/with-secret-service.sh`, the kernel one in the throw-away
+    /// session keyring of `scripts/with-session-keyring.sh`; elsewhere the
+    /// test fails rather than touch the user's real keyrings.
     func makeInterface() throws -> CountingInterface {
         switch self {
         case .memory:
@@ -25,6 +35,9 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case .secretService:
             try requirePrivateKeyring()
             return CountingInterface(SecretServiceKeychainInterface())
+        case .kernel:
+            try requirePrivateSessionKeyring()
+            return CountingInterface(KernelKeyringInterface(keyring: .session))
         }
     }
 }
@@ -32,30 +45,42 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
 extension Backend {
 
     /// Two interfaces on the same items, as two processes have: in memory,
-    /// one sharing the other's items; on the Secret Service, two connections.
+    /// one sharing the other's items; on the Secret Service, two
+    /// connections; in the kernel, two interfaces on one keyring.
     func makeInterfacePair() throws -> (CountingInterface, CountingInterface) {
         switch self {
         case .memory:
             let first = InMemoryKeychainInterface()
             return (CountingInterface(first), CountingInterface(InMemoryKeychainInterface(sharingItemsWith: first)))
-        case .secretService:
-            try requirePrivateKeyring()
-            return (CountingInterface(SecretServiceKeychainInterface()), CountingInterface(SecretServiceKeychainInterface()))
+        case .secretService, .kernel:
+            return (try makeInterface(), try makeInterface())
         }
     }
 }
 
-struct NotInPrivateKeyring: Error, CustomStringConvertible {
-    var description: String {
-        "Secret Service tests run only inside scripts/with-secret-service.sh (make test); refusing to use the real keyring"
+/// A test refused to run outside its throw-away harness, rather than touch
+/// the user's real keyrings.
+struct OutsideHarness: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Throws unless `variable` is "private", as the harness sets it.
+private func requireHarness(_ variable: String, _ refusal: String) throws {
+    guard let value = getenv(variable), String(cString: value) == "private" else {
+        throw OutsideHarness(description: refusal)
     }
 }
 
 /// Throws unless the test runs inside the private keyring of the harness.
 func requirePrivateKeyring() throws {
-    guard let value = getenv("KEYCHAINKIT_TEST_KEYRING"), String(cString: value) == "private" else {
-        throw NotInPrivateKeyring()
-    }
+    try requireHarness("KEYCHAINKIT_TEST_KEYRING",
+        "Secret Service tests run only inside scripts/with-secret-service.sh (make test); refusing to use the real keyring")
+}
+
+/// Throws unless the test runs in the throw-away session keyring of the harness.
+func requirePrivateSessionKeyring() throws {
+    try requireHarness("KEYCHAINKIT_TEST_SESSION_KEYRING",
+        "kernel keyring tests run only inside scripts/with-session-keyring.sh (make test-swift); refusing to use the real session keyring")
 }
 
 /// A service name no other test uses, so tests can run in parallel against

@@ -1,7 +1,7 @@
 /*
  * kk_test.c — the test runner: main() and the framework of kk_test.h.
  *
- *     kk_tests memory|secret-service [TEST_NAME...]
+ *     kk_tests memory|secret-service|kernel [TEST_NAME...]
  *
  * Runs every registered test that applies to the backend (or only the named
  * ones), each in a forked child with a time limit, prints one line per test
@@ -13,19 +13,28 @@
  * scripts/with-secret-service.sh: the tests lock, unlock and fill the
  * keyring, which must never be the user's own.
  *
+ * On the kernel backend the runner first joins a new, anonymous session
+ * keyring, which every test's child inherits: the tests' keys live there
+ * (kt_open() uses KK_KERNEL_SESSION) and go with the runner, never mixing
+ * with the user's own session keyring or another run's. Tests of the other
+ * keyrings remove what they add.
+ *
  * KK_TEST_NO_FORK=1 runs the tests in-process (for gdb or valgrind);
  * KK_TEST_TIME_LIMIT=SECONDS changes the per-test limit (default 120).
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* syscall() */
 
 #include "kk_test.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -223,12 +232,15 @@ static int selected(const kt_test *t, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || (strcmp(argv[1], "memory") != 0 && strcmp(argv[1], "secret-service") != 0)) {
-        fprintf(stderr, "usage: %s memory|secret-service [TEST_NAME...]\n", argv[0]);
+    if (argc < 2 || (strcmp(argv[1], "memory") != 0 && strcmp(argv[1], "secret-service") != 0 &&
+                     strcmp(argv[1], "kernel") != 0)) {
+        fprintf(stderr, "usage: %s memory|secret-service|kernel [TEST_NAME...]\n", argv[0]);
         printf("0 passed, 1 failed\n");
         return 2;
     }
-    backend = strcmp(argv[1], "memory") == 0 ? KT_MEMORY : KT_SECRET_SERVICE;
+    backend = strcmp(argv[1], "memory") == 0 ? KT_MEMORY
+              : strcmp(argv[1], "kernel") == 0 ? KT_KERNEL
+                                               : KT_SECRET_SERVICE;
     const char *slash = strrchr(argv[0], '/');
     program_name = slash ? slash + 1 : argv[0];
 
@@ -240,6 +252,13 @@ int main(int argc, char **argv)
             printf("0 passed, 1 failed\n");
             return 1;
         }
+    }
+
+    /* KEYCTL_JOIN_SESSION_KEYRING (1) with no name: a new anonymous one. */
+    if (backend == KT_KERNEL && syscall(SYS_keyctl, 1, NULL) < 0) {
+        printf("FAIL cannot join a new session keyring: %s\n", strerror(errno));
+        printf("0 passed, 1 failed\n");
+        return 1;
     }
 
     const char *limit = getenv("KK_TEST_TIME_LIMIT");

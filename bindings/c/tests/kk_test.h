@@ -30,7 +30,15 @@
 typedef enum kt_backend {
     KT_MEMORY = 1,          /**< kk_open_memory() */
     KT_SECRET_SERVICE = 2,  /**< kk_open_secret_service(), private keyring only */
-    KT_ANY = 3              /**< both */
+    KT_KERNEL = 4,          /**< kk_open_kernel_keyring_in(KK_KERNEL_SESSION), in
+                                 a new session keyring of the runner's own */
+    KT_ANY = 7,             /**< all three */
+    /** The backends that report changes made elsewhere (the kernel keyring
+     *  announces none). */
+    KT_HEARS_OTHERS = KT_MEMORY | KT_SECRET_SERVICE,
+    /** The backends that store every value from empty to KK_MAX_VALUE_SIZE
+     *  (the kernel keyring stores 1 to 32767 bytes: test_kernel_keyring.c). */
+    KT_ANY_SIZE = KT_MEMORY | KT_SECRET_SERVICE
 } kt_backend;
 
 /** Defines and registers a test that runs against every backend. */

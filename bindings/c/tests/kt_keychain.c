@@ -18,8 +18,9 @@ const char *kt_service(void)
 kk_keychain *kt_open_at(const char *file, int line)
 {
     kk_keychain *kc = NULL;
-    kk_status status = kt_current_backend() == KT_MEMORY ? kk_open_memory(&kc)
-                                                         : kk_open_secret_service(&kc);
+    kk_status status = kt_current_backend() == KT_MEMORY   ? kk_open_memory(&kc)
+                       : kt_current_backend() == KT_KERNEL ? kk_open_kernel_keyring_in(KK_KERNEL_SESSION, &kc)
+                                                           : kk_open_secret_service(&kc);
     if (!kt_check_status(status, KK_OK, file, line, "kt_open()")) return NULL;
     kt_check(kc != NULL, file, line, "kt_open() returned a handle");
     return kc;
@@ -28,8 +29,9 @@ kk_keychain *kt_open_at(const char *file, int line)
 kk_keychain *kt_open_other_at(const char *file, int line, kk_keychain *kc)
 {
     kk_keychain *other = NULL;
-    kk_status status = kt_current_backend() == KT_MEMORY ? kk_open_memory_shared(kc, &other)
-                                                         : kk_open_secret_service(&other);
+    kk_status status = kt_current_backend() == KT_MEMORY   ? kk_open_memory_shared(kc, &other)
+                       : kt_current_backend() == KT_KERNEL ? kk_open_kernel_keyring_in(KK_KERNEL_SESSION, &other)
+                                                           : kk_open_secret_service(&other);
     if (!kt_check_status(status, KK_OK, file, line, "kt_open_other()")) return NULL;
     kt_check(other != NULL, file, line, "kt_open_other() returned a handle");
     return other;

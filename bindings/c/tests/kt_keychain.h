@@ -11,7 +11,8 @@
 #define kt_open() kt_open_at(__FILE__, __LINE__)
 
 /** Opens another handle on the items of `kc`: kk_open_memory_shared() on
- *  the memory backend, a second Secret Service handle otherwise; NULL when
+ *  the memory backend, a second kernel keyring handle on the same keyring
+ *  on the kernel backend, a second Secret Service handle otherwise; NULL when
  *  that failed (REQUIRE it). */
 #define kt_open_other(kc) kt_open_other_at(__FILE__, __LINE__, (kc))
 kk_keychain *kt_open_other_at(const char *file, int line, kk_keychain *kc);

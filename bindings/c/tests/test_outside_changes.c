@@ -156,7 +156,7 @@ static void two_handles_close(two_handles *t)
     kk_close(t->a);
 }
 
-TEST(another_handles_writes_are_changes_made_elsewhere)
+TEST_ON(KT_HEARS_OTHERS, another_handles_writes_are_changes_made_elsewhere)
 {
     two_handles t;
     REQUIRE(two_handles_open(&t, "watched"));
@@ -203,7 +203,7 @@ TEST(own_writes_are_reported_once_as_set_and_remove)
     two_handles_close(&t);
 }
 
-TEST(a_removal_right_after_an_own_write_is_heard)
+TEST_ON(KT_HEARS_OTHERS, a_removal_right_after_an_own_write_is_heard)
 {
     two_handles t;
     REQUIRE(two_handles_open(&t, "k"));
@@ -217,7 +217,7 @@ TEST(a_removal_right_after_an_own_write_is_heard)
     two_handles_close(&t);
 }
 
-TEST(after_unobserve_nothing_is_heard)
+TEST_ON(KT_HEARS_OTHERS, after_unobserve_nothing_is_heard)
 {
     two_handles t;
     REQUIRE(two_handles_open(&t, "k"));
@@ -237,7 +237,7 @@ TEST(after_unobserve_nothing_is_heard)
     two_handles_close(&t);
 }
 
-TEST(close_while_a_delivery_callback_runs_is_clean)
+TEST_ON(KT_HEARS_OTHERS, close_while_a_delivery_callback_runs_is_clean)
 {
     two_handles t;
     REQUIRE(two_handles_open(&t, "slow"));
@@ -254,7 +254,7 @@ TEST(close_while_a_delivery_callback_runs_is_clean)
     kk_close(b);
 }
 
-TEST(own_writes_while_a_callback_runs_long_are_still_own)
+TEST_ON(KT_HEARS_OTHERS, own_writes_while_a_callback_runs_long_are_still_own)
 {
     two_handles t;  // a observes "slow" (callbacks sleep) and "own"
     REQUIRE(two_handles_open(&t, "slow"));

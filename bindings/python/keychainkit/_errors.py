@@ -58,7 +58,8 @@ class AccessDenied(KeychainError):
 
 
 class ServiceUnavailable(KeychainError):
-    """No session bus or no Secret Service provider answered (``KK_EUNAVAILABLE``)."""
+    """No session bus or no Secret Service provider answered, or the kernel
+    keyring is forbidden here (``KK_EUNAVAILABLE``)."""
 
     default_status = Status.EUNAVAILABLE
 

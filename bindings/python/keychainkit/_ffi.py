@@ -34,6 +34,8 @@ _PROTOTYPES: Dict[str, Tuple[Any, Sequence[Any]]] = {
     "kk_open_secret_service": (c_int, [POINTER(c_void_p)]),
     "kk_open_memory": (c_int, [POINTER(c_void_p)]),
     "kk_open_memory_shared": (c_int, [c_void_p, POINTER(c_void_p)]),
+    "kk_open_kernel_keyring": (c_int, [POINTER(c_void_p)]),
+    "kk_open_kernel_keyring_in": (c_int, [c_int, POINTER(c_void_p)]),
     "kk_close": (None, [c_void_p]),
     "kk_get": (c_int, [c_void_p, c_char_p, c_char_p, POINTER(c_void_p), POINTER(c_size_t)]),
     "kk_exists": (c_int, [c_void_p, c_char_p, c_char_p]),
@@ -61,6 +63,8 @@ kk_error_message = library.kk_error_message
 kk_open_secret_service = library.kk_open_secret_service
 kk_open_memory = library.kk_open_memory
 kk_open_memory_shared = library.kk_open_memory_shared
+kk_open_kernel_keyring = library.kk_open_kernel_keyring
+kk_open_kernel_keyring_in = library.kk_open_kernel_keyring_in
 kk_close = library.kk_close
 kk_get = library.kk_get
 kk_exists = library.kk_exists
@@ -71,6 +75,9 @@ kk_list_free = library.kk_list_free
 kk_secret_free = library.kk_secret_free
 kk_observe = library.kk_observe
 kk_unobserve = library.kk_unobserve
+
+KERNEL_KEYRINGS = {"persistent": 0, "user": 1, "session": 2}
+"""``kk_kernel_keyring``: ``KK_KERNEL_PERSISTENT``, ``KK_KERNEL_USER``, ``KK_KERNEL_SESSION``."""
 
 MAX_VALUE_SIZE = 16 * 1024 * 1024
 """``KK_MAX_VALUE_SIZE``: the largest value ``kk_set`` accepts, in bytes."""

@@ -25,7 +25,8 @@ _MISSING: Any = object()
 
 
 class Keychain(MutableMapping[str, str]):
-    """A handle on a keychain: the user's Secret Service, or an in-memory one.
+    """A handle on a keychain: the user's Secret Service, the kernel keyring
+    (:meth:`kernel_keyring`), or an in-memory one.
 
     A :class:`collections.abc.MutableMapping` from account names (``str``)
     to secrets (``str``) within its default service::
@@ -107,6 +108,38 @@ class Keychain(MutableMapping[str, str]):
             keychain._open(lambda out: _ffi.kk_open_memory_shared(other, out), "memory", service)
         return keychain
 
+    @classmethod
+    def kernel_keyring(cls, *, service: Optional[str] = None, keyring: str = "persistent") -> "Keychain":
+        """A keychain in the Linux kernel keyring, for machines with no
+        Secret Service (servers, containers, SSH and CI sessions). Chosen
+        explicitly: never a fallback.
+
+        ``keyring`` is ``"persistent"`` (the default: the user's persistent
+        keyring, seen by all the user's processes across sessions, expiring
+        after ``/proc/sys/kernel/keys/persistent_keyring_expiry`` seconds
+        unused), ``"user"`` (the user keyring, while any process of the user
+        runs) or ``"session"`` (the session keyring of this login session).
+        Nothing survives a reboot.
+
+        Each item is a "user" key described
+        ``keychainkit:<bytes of service>:<service>:<account>``, holding the
+        value as is: 1 to 32767 bytes (an empty or larger value raises
+        :class:`InvalidArgument`, never truncated). A full per-user key quota
+        (``/proc/sys/kernel/keys/maxbytes``, 20000 bytes by default for
+        users other than root) raises :class:`KeychainError` saying so;
+        ``EACCES`` :class:`AccessDenied`; a seccomp filter forbidding
+        ``keyctl`` (Docker's default profile) :class:`ServiceUnavailable`.
+        Observers hear this keychain's own writes only: the kernel announces
+        no changes. Raises :class:`InvalidArgument` for another ``keyring``.
+        """
+        which = _ffi.KERNEL_KEYRINGS.get(keyring) if isinstance(keyring, str) else None
+        if which is None:
+            names = ", ".join(repr(name) for name in _ffi.KERNEL_KEYRINGS)
+            raise InvalidArgument(f"keyring must be one of {names}, not {keyring!r}")
+        keychain = cls.__new__(cls)
+        keychain._open(lambda out: _ffi.kk_open_kernel_keyring_in(which, out), "kernel", service)
+        return keychain
+
     def _open(self, opener: Callable[[Any], int], backend: str, service: Optional[str]) -> None:
         self._service_name = encode_optional_name(service, "service")
         self._service = service
@@ -156,7 +189,7 @@ class Keychain(MutableMapping[str, str]):
 
     @property
     def backend(self) -> str:
-        """``"secret-service"`` or ``"memory"``."""
+        """``"secret-service"``, ``"kernel"`` or ``"memory"``."""
         return self._backend
 
     def __repr__(self) -> str:

@@ -25,7 +25,7 @@ from typing import Iterable, Iterator, List, Mapping, NamedTuple, Optional
 ENV_VAR = "KEYCHAINKIT_LIBRARY"
 SONAME = "libkeychainkit.so.0"
 REQUIRED_MAJOR = 0
-REQUIRED_MINOR = 4  # kk_open_memory_shared and outside-change events (0.4), kk_exists (0.3), kk_list (0.2)
+REQUIRED_MINOR = 5  # kk_open_kernel_keyring_in (0.5), kk_open_memory_shared and outside-change events (0.4), kk_exists (0.3), kk_list (0.2)
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 

@@ -22,7 +22,7 @@ class Status(enum.IntEnum):
     EDENIED = -4
     """Access was refused by policy."""
     EUNAVAILABLE = -5
-    """No session bus, or no Secret Service provider on it."""
+    """No session bus, or no Secret Service provider on it; or the kernel keyring is forbidden."""
     ECANCELED = -6
     """The user dismissed a prompt."""
     EINVAL = -7

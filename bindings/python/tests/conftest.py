@@ -1,4 +1,4 @@
-"""Fixtures: every behavioural test runs on both backends.
+"""Fixtures: every behavioural test runs on each backend.
 
 ``memory`` always runs. ``secret_service`` needs the private, throw-away
 gnome-keyring of scripts/with-secret-service.sh (which sets
@@ -15,7 +15,7 @@ import pytest
 
 import keychainkit
 from keychainkit import Keychain
-from support import BACKENDS, open_keychain, require_private_keyring, unique_service
+from support import BACKENDS, open_keychain, require_private_keyring, require_private_session_keyring, unique_service
 
 
 @pytest.fixture(params=BACKENDS)
@@ -23,6 +23,8 @@ def backend(request: pytest.FixtureRequest) -> str:
     """Each backend's name in turn."""
     if request.param == "secret_service":
         require_private_keyring()
+    if request.param == "kernel":
+        require_private_session_keyring()
     return str(request.param)
 
 

@@ -75,9 +75,9 @@ def _with_own_keychain(task: int) -> Tuple[int, Optional[str], str]:
     """A pool task: opens a keychain of its own in the child."""
     kc = _inherited
     assert kc is not None
-    own = open_keychain("memory" if _backend == "memory" else "secret_service", kc.service)
+    own = open_keychain(_backend, kc.service)
     try:
-        seen = own.get("before")  # the inherited keychain's item, on the Secret Service
+        seen = own.get("before")  # the inherited keychain's item, on the shared backends
         own[f"own{task}"] = _expected(task)
         return task, seen, kc[f"own{task}"] if _backend != "memory" else own[f"own{task}"]
     finally:

@@ -34,12 +34,12 @@ def test_the_environment_variable_names_the_only_candidate(tmp_path: Path) -> No
 
 
 def test_without_it_bundled_then_soname_then_find_library(tmp_path: Path) -> None:
-    (tmp_path / "libkeychainkit.so.0.4.0").symlink_to(LIBRARY)
+    (tmp_path / "libkeychainkit.so.0.5.0").symlink_to(LIBRARY)
     (tmp_path / "libkeychainkit.so.0").symlink_to(LIBRARY)
     found = list(_library.candidates({}, tmp_path))
     assert [candidate.name for candidate in found] == [
         str(tmp_path / "libkeychainkit.so.0"),
-        str(tmp_path / "libkeychainkit.so.0.4.0"),
+        str(tmp_path / "libkeychainkit.so.0.5.0"),
         SONAME,
         ctypes.util.find_library("keychainkit"),
     ]
@@ -80,19 +80,19 @@ def test_every_failure_is_named_in_one_import_error() -> None:
     assert ENV_VAR in message
 
 
-@pytest.mark.parametrize("number", [400, 401, 499, 500, 9999])
+@pytest.mark.parametrize("number", [500, 501, 599, 600, 9999])
 def test_versions_of_the_same_major_and_a_later_minor_fit(number: int) -> None:
     assert _library.version_problem(number) is None
 
 
 @pytest.mark.parametrize(
     "number,shown",
-    [(0, "0.0.0"), (99, "0.0.99"), (100, "0.1.0"), (300, "0.3.0"), (399, "0.3.99"), (10000, "1.0.0"), (10400, "1.4.0")],
+    [(0, "0.0.0"), (99, "0.0.99"), (100, "0.1.0"), (400, "0.4.0"), (499, "0.4.99"), (10000, "1.0.0"), (10500, "1.5.0")],
 )
 def test_other_versions_do_not_fit(number: int, shown: str) -> None:
     problem = _library.version_problem(number)
     assert problem is not None and f"its version is {shown}" in problem
-    assert "needs 0.x with x >= 4" in problem
+    assert "needs 0.x with x >= 5" in problem
 
 
 def test_the_loaded_library_reports_its_version() -> None:

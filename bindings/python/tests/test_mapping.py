@@ -8,7 +8,7 @@ from typing import Callable, List
 import pytest
 
 from keychainkit import InvalidArgument, ItemNotFound, Keychain
-from support import unique_service
+from support import ANY_SIZE, unique_service
 
 
 def test_set_then_get_returns_the_text(kc: Keychain) -> None:
@@ -44,6 +44,7 @@ def test_get_returns_the_value_or_the_default(kc: Keychain) -> None:
     assert kc.get("absent", "default") == "default"
 
 
+@pytest.mark.parametrize("backend", ANY_SIZE, indirect=True)
 def test_get_returns_an_empty_value_not_the_default(kc: Keychain) -> None:
     kc["empty"] = ""
     assert kc.get("empty", "default") == ""

@@ -22,7 +22,7 @@ from typing import Any, Dict, Iterator, List, Tuple
 import pytest
 
 from keychainkit import ChangeEvent, InvalidArgument, Keychain, KeychainClosed, Status
-from support import open_keychain
+from support import HEARS_OTHERS, open_keychain
 from test_fork import _fork
 from test_interop import secret_tool
 
@@ -84,6 +84,7 @@ def other(kc: Keychain, backend: str) -> Iterator[Keychain]:
 # -- both backends -----------------------------------------------------------
 
 
+@pytest.mark.parametrize("backend", HEARS_OTHERS, indirect=True)
 def test_another_keychains_writes_are_heard_as_changed_and_deleted(kc: Keychain, other: Keychain, service: str) -> None:
     recorder = Recorder()
     kc.observe("a", recorder)
@@ -99,6 +100,7 @@ def test_another_keychains_writes_are_heard_as_changed_and_deleted(kc: Keychain,
     assert threading.get_ident() not in recorder.threads  # the delivery thread
 
 
+@pytest.mark.parametrize("backend", HEARS_OTHERS, indirect=True)
 def test_a_callback_on_the_delivery_thread_reads_the_new_value(kc: Keychain, other: Keychain) -> None:
     read: List[Any] = []
     done = threading.Event()
@@ -126,6 +128,7 @@ def test_own_writes_are_only_set_and_remove_on_the_writing_thread(kc: Keychain) 
     assert recorder.threads == [threading.get_ident()] * 3
 
 
+@pytest.mark.parametrize("backend", HEARS_OTHERS, indirect=True)
 def test_each_keychain_hears_its_own_writes_as_attempts_and_the_others_as_changes(kc: Keychain, other: Keychain) -> None:
     ours, theirs = Recorder(), Recorder()
     kc.observe("a", ours)
@@ -138,6 +141,7 @@ def test_each_keychain_hears_its_own_writes_as_attempts_and_the_others_as_change
     assert theirs.kinds() == [("changed", "a"), ("remove", "a")]
 
 
+@pytest.mark.parametrize("backend", HEARS_OTHERS, indirect=True)
 def test_an_observer_of_another_key_hears_nothing(kc: Keychain, other: Keychain, service: str) -> None:
     observed, elsewhere = Recorder(), Recorder()
     kc.observe("a", observed)
@@ -150,6 +154,7 @@ def test_an_observer_of_another_key_hears_nothing(kc: Keychain, other: Keychain,
     assert elsewhere.settled() == []
 
 
+@pytest.mark.parametrize("backend", HEARS_OTHERS, indirect=True)
 def test_after_cancel_nothing_is_heard(kc: Keychain, other: Keychain) -> None:
     cancelled, sentinel = Recorder(), Recorder()
     observation = kc.observe("a", cancelled)
@@ -160,6 +165,7 @@ def test_after_cancel_nothing_is_heard(kc: Keychain, other: Keychain) -> None:
     assert cancelled.settled() == []
 
 
+@pytest.mark.parametrize("backend", HEARS_OTHERS, indirect=True)
 def test_after_the_last_observer_is_cancelled_nothing_is_heard(kc: Keychain, other: Keychain) -> None:
     recorder = Recorder()
     with kc.observe("a", recorder):
@@ -174,6 +180,7 @@ def test_after_the_last_observer_is_cancelled_nothing_is_heard(kc: Keychain, oth
     assert recorder.kinds() == [("changed", "a"), ("changed", "a")]
 
 
+@pytest.mark.parametrize("backend", HEARS_OTHERS, indirect=True)
 def test_closing_waits_for_a_slow_callback_on_the_delivery_thread(kc: Keychain, other: Keychain) -> None:
     entered, finished = threading.Event(), threading.Event()
 
@@ -193,6 +200,7 @@ def test_closing_waits_for_a_slow_callback_on_the_delivery_thread(kc: Keychain, 
     assert other["a"] == "after close"
 
 
+@pytest.mark.parametrize("backend", HEARS_OTHERS, indirect=True)
 def test_a_callback_using_the_keychain_being_closed_gets_keychain_closed(kc: Keychain, other: Keychain) -> None:
     entered, finished = threading.Event(), threading.Event()
     outcome: List[Any] = []
@@ -214,6 +222,7 @@ def test_a_callback_using_the_keychain_being_closed_gets_keychain_closed(kc: Key
     assert len(outcome) == 1 and isinstance(outcome[0], KeychainClosed)
 
 
+@pytest.mark.parametrize("backend", HEARS_OTHERS, indirect=True)
 def test_a_callback_on_the_delivery_thread_may_close_the_keychain(kc: Keychain, other: Keychain) -> None:
     closed = threading.Event()
 
@@ -231,6 +240,7 @@ def test_a_callback_on_the_delivery_thread_may_close_the_keychain(kc: Keychain, 
     assert other["a"] == "the other keychain still works"
 
 
+@pytest.mark.parametrize("backend", HEARS_OTHERS, indirect=True)
 def test_a_callback_may_cancel_itself_on_the_delivery_thread(kc: Keychain, other: Keychain) -> None:
     recorder = Recorder()
 
@@ -246,6 +256,7 @@ def test_a_callback_may_cancel_itself_on_the_delivery_thread(kc: Keychain, other
     assert not observation.active
 
 
+@pytest.mark.parametrize("backend", HEARS_OTHERS, indirect=True)
 def test_a_raising_callback_on_the_delivery_thread_is_reported(kc: Keychain, other: Keychain, monkeypatch: pytest.MonkeyPatch) -> None:
     reported: List[Any] = []
     monkeypatch.setattr(sys, "unraisablehook", lambda args: reported.append(args.exc_type))
@@ -264,6 +275,7 @@ def test_a_raising_callback_on_the_delivery_thread_is_reported(kc: Keychain, oth
     assert [event.kind for event in after.settled()] == ["changed", "changed"]
 
 
+@pytest.mark.parametrize("backend", HEARS_OTHERS, indirect=True)
 @FORK_WITH_THREADS
 def test_a_forked_child_hears_changes_on_its_own_delivery_thread(kc: Keychain, other: Keychain, backend: str) -> None:
     parent = Recorder()

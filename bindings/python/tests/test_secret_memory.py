@@ -8,6 +8,7 @@ import pytest
 
 from keychainkit import InvalidArgument, Keychain
 from keychainkit import _ffi
+from support import ANY_SIZE
 
 
 @pytest.fixture
@@ -30,6 +31,7 @@ def test_a_found_value_is_freed_once(kc: Keychain, frees: List[Any]) -> None:
     assert len(frees) == 1 and frees[0]
 
 
+@pytest.mark.parametrize("backend", ANY_SIZE, indirect=True)
 def test_an_empty_value_is_freed_once(kc: Keychain, frees: List[Any]) -> None:
     kc["a"] = b""
     assert kc.value_bytes("a") == b""

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Union
+
 import pytest
 
 from keychainkit import MAX_VALUE_SIZE, InvalidArgument, ItemNotFound, Keychain
+from support import ANY_SIZE
 
-TEXTS = ["abc", "", "ünïcödé ✓ 鍵 🔑", "line\nbreak\ttab", "nul\x00inside", " "]
+TEXTS = ["abc", "ünïcödé ✓ 鍵 🔑", "line\nbreak\ttab", "nul\x00inside", " "]
 
 
 @pytest.mark.parametrize("text", TEXTS, ids=repr)
@@ -17,7 +20,7 @@ def test_text_round_trips_and_is_stored_as_utf8(kc: Keychain, text: str) -> None
     assert kc.value_bytes("text") == text.encode("utf-8")
 
 
-BLOBS = [b"", b"\x00", b"\x00\x01\x02\x00", b"a\x00b\x00", b"\xff\xfe\x00\x80", bytes(range(256))]
+BLOBS = [b"\x00", b"\x00\x01\x02\x00", b"a\x00b\x00", b"\xff\xfe\x00\x80", bytes(range(256))]
 
 
 @pytest.mark.parametrize("blob", BLOBS, ids=repr)
@@ -26,12 +29,21 @@ def test_bytes_round_trip_as_is(kc: Keychain, blob: bytes) -> None:
     assert kc.value_bytes("blob") == blob
 
 
+@pytest.mark.parametrize("backend", ANY_SIZE, indirect=True)
+@pytest.mark.parametrize("empty", ["", b""], ids=repr)
+def test_an_empty_value_round_trips(kc: Keychain, empty: Union[str, bytes]) -> None:
+    kc["empty"] = empty
+    assert kc["empty"] == ""
+    assert kc.value_bytes("empty") == b""
+
+
 @pytest.mark.parametrize("kind", [bytearray, memoryview])
 def test_bytes_like_values_are_stored_as_bytes(kc: Keychain, kind: type) -> None:
     kc["blob"] = kind(b"\x00ab")
     assert kc.value_bytes("blob") == b"\x00ab"
 
 
+@pytest.mark.parametrize("backend", ANY_SIZE, indirect=True)
 def test_one_mebibyte_round_trips(kc: Keychain) -> None:
     blob = bytes(range(256)) * 4096
     kc.update_value(blob, "big")
