@@ -6,8 +6,10 @@
 # LIBDIR holds libkeychainkit.so, INCLUDEDIR keychainkit.h; binaries go to
 # OUTDIR. Runs the test runner on the memory backend, on the kernel
 # keyring, then on the Secret
-# Service inside scripts/with-secret-service.sh (a private gnome-keyring) and
-# inside scripts/with-kwallet.sh (a private KWallet wallet), each
+# Service inside scripts/with-secret-service.sh (a private gnome-keyring),
+# scripts/with-kwallet.sh (a private KWallet wallet) and
+# scripts/with-keepassxc.sh (a private KeePassXC database), the prompt-dialog
+# tests on gnome-keyring inside scripts/with-display.sh (Xvfb), each
 # example on both backends, and each example under valgrind (memcheck) on
 # the memory backend. Counts every runner test and every example or
 # valgrind run; the last line is "N passed, N failed"; the exit status is
@@ -76,6 +78,12 @@ if [ -n "$runner" ]; then
     run_tests secret-service "$harness" "$runner" secret-service
     echo "== tests on secret-service (KWallet, private wallet)"
     run_tests kwallet "$root/scripts/with-kwallet.sh" "$runner" secret-service
+    echo "== tests on secret-service (KeePassXC, private database)"
+    run_tests keepassxc "$root/scripts/with-keepassxc.sh" "$runner" secret-service
+    echo "== prompt dialogs on secret-service (private keyring on a private display)"
+    run_tests dialogs-gnome-keyring env KEYCHAINKIT_TEST_DIALOGS=1 "$root/scripts/with-display.sh" "$harness" "$runner" secret-service
+    echo "== prompt dialogs on secret-service (KeePassXC, offscreen)"
+    run_tests dialogs-keepassxc env KEYCHAINKIT_TEST_DIALOGS=1 "$root/scripts/with-keepassxc.sh" "$runner" secret-service
 fi
 
 # ---- examples --------------------------------------------------------------

@@ -4,9 +4,12 @@ import CSDBus
 /// as it arrives (or dropped, when that gives `nil`), kept in order until
 /// the connection's owner takes them.
 ///
-/// Bounded: past `capacity` pending elements, they collapse into one
+/// An element equal to the last one pending is dropped: KeePassXC repeats
+/// each item signal dozens of times (on the collection's path and the
+/// alias's, ~50 signals for one store), which would otherwise fill the
+/// queue. Bounded: past `capacity` pending elements, they collapse into one
 /// `overflow` element (for example "anything may have changed").
-final class SignalQueue<Element>: BusSignalReceiver {
+final class SignalQueue<Element: Equatable>: BusSignalReceiver {
 
     private let capacity: Int
     private let overflow: Element
@@ -20,7 +23,7 @@ final class SignalQueue<Element>: BusSignalReceiver {
     }
 
     func receive(_ signal: OpaquePointer) {
-        guard let element = element(signal) else { return }
+        guard let element = element(signal), element != pending.last else { return }
         if pending.count >= capacity {
             pending = [overflow]
             return

@@ -297,8 +297,8 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
 /// The signals a ``SecretServiceChangeSource`` hears.
 enum HeardSignals {
 
-    struct Signal {
-        enum Kind {
+    struct Signal: Equatable {
+        enum Kind: Equatable {
             /// Created, changed, or (`announced` by a KeychainKit writer) its secret replaced.
             case itemChanged(path: String, announced: Bool)
             case itemDeleted(path: String)

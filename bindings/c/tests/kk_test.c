@@ -52,7 +52,8 @@ typedef struct kt_test {
     int line;
     const char *excluded_server; /* NULL: none */
     const char *exclusion_reason;
-    int needs_display;
+    const char *only_server; /* NULL: any */
+    int shows_dialogs;
 } kt_test;
 
 static kt_test tests[KT_MAX_TESTS];
@@ -71,7 +72,7 @@ void kt_register(const char *name, unsigned backends, void (*fn)(void),
         fprintf(stderr, "kk_test: more than %d tests; raise KT_MAX_TESTS\n", KT_MAX_TESTS);
         abort();
     }
-    tests[test_count++] = (kt_test){name, backends, fn, file, line, NULL, NULL, 0};
+    tests[test_count++] = (kt_test){name, backends, fn, file, line, NULL, NULL, NULL, 0};
 }
 
 /** The registered test `name` (registered just before); aborts if none. */
@@ -89,9 +90,11 @@ void kt_exclude_server(const char *name, const char *server, const char *reason)
     t->exclusion_reason = reason;
 }
 
-void kt_needs_display(const char *name)
+void kt_only_on_server(const char *name, const char *server, int shows_dialogs)
 {
-    registered(name)->needs_display = 1;
+    kt_test *t = registered(name);
+    t->only_server = server;
+    t->shows_dialogs = shows_dialogs;
 }
 
 const char *kt_server(void)
@@ -266,8 +269,8 @@ int main(int argc, char **argv)
     int fork_each = getenv("KK_TEST_NO_FORK") == NULL || strcmp(getenv("KK_TEST_NO_FORK"), "1") != 0;
     qsort(tests, (size_t)test_count, sizeof tests[0], by_place);
 
-    const char *display = getenv("KEYCHAINKIT_TEST_DISPLAY");
-    if (display != NULL && display[0] == '\0') display = NULL;
+    const char *dialog_run = getenv("KEYCHAINKIT_TEST_DIALOGS");
+    int dialogs = dialog_run != NULL && strcmp(dialog_run, "1") == 0;
 
     /* No kk_ call here: the parent stays untouched by the library and forks. */
     printf("KeychainKit C tests, backend %s\n", argv[1]);
@@ -284,9 +287,14 @@ int main(int argc, char **argv)
             printf("n/a  %s (not on %s: %s)\n", t->name, kt_server(), t->exclusion_reason);
             continue;
         }
-        if (t->needs_display != (display != NULL)) {
+        if (t->shows_dialogs != dialogs) {
             printf("n/a  %s (%s)\n", t->name,
-                   display != NULL ? "runs without a display" : "needs a display: scripts/with-display.sh");
+                   dialogs ? "not a dialog test" : "shows dialogs: KEYCHAINKIT_TEST_DIALOGS=1 runs it");
+            continue;
+        }
+        if (t->only_server != NULL &&
+            (backend != KT_SECRET_SERVICE || strcmp(t->only_server, kt_server()) != 0)) {
+            printf("n/a  %s (only on %s)\n", t->name, t->only_server);
             continue;
         }
         double start = kt_now();

@@ -68,16 +68,30 @@ typedef enum kt_backend {
     }                                                                        \
     static void kt_test_##name(void)
 
-/** Defines and registers a test of the service's prompt dialogs for
- *  `backends`: it runs only on a private display (KEYCHAINKIT_TEST_DISPLAY,
- *  set by scripts/with-display.sh), where it answers the dialogs with
- *  xdotool; a runner started there runs only these tests. */
-#define TEST_WITH_DISPLAY(backends, name)                                     \
+/** Defines and registers a test for `backends` that runs only against the
+ *  Secret Service server `server` ("gnome-keyring", "kwallet",
+ *  "keepassxc"); elsewhere the runner lists it as not applicable. */
+#define TEST_ONLY_ON_SERVER(backends, server, name)                           \
     static void kt_test_##name(void);                                        \
     __attribute__((constructor)) static void kt_register_##name(void)        \
     {                                                                        \
         kt_register(#name, (backends), kt_test_##name, __FILE__, __LINE__);  \
-        kt_needs_display(#name);                                             \
+        kt_only_on_server(#name, (server), 0);                               \
+    }                                                                        \
+    static void kt_test_##name(void)
+
+/** Defines and registers a test that makes the Secret Service server
+ *  `server` show its prompt dialogs. It runs only in a dialog run
+ *  (KEYCHAINKIT_TEST_DIALOGS=1, on a fresh service: a dialog can leave the
+ *  server in a state other tests must not meet — KeePassXC refuses every
+ *  later Lock), and a dialog run runs only these tests. Dialogs on a
+ *  private display (scripts/with-display.sh) are answered with xdotool. */
+#define TEST_DIALOGS_ON_SERVER(backends, server, name)                        \
+    static void kt_test_##name(void);                                        \
+    __attribute__((constructor)) static void kt_register_##name(void)        \
+    {                                                                        \
+        kt_register(#name, (backends), kt_test_##name, __FILE__, __LINE__);  \
+        kt_only_on_server(#name, (server), 1);                               \
     }                                                                        \
     static void kt_test_##name(void)
 
@@ -114,9 +128,10 @@ void kt_register(const char *name, unsigned backends, void (*fn)(void),
  *  TEST_EXCEPT_ON_SERVER. */
 void kt_exclude_server(const char *name, const char *server, const char *reason);
 
-/** Marks the registered test `name` as needing a display; used by
- *  TEST_WITH_DISPLAY. */
-void kt_needs_display(const char *name);
+/** Restricts the registered test `name` to `server`, and to dialog runs
+ *  when `shows_dialogs`; used by TEST_ONLY_ON_SERVER and
+ *  TEST_DIALOGS_ON_SERVER. */
+void kt_only_on_server(const char *name, const char *server, int shows_dialogs);
 
 /** The Secret Service server the runner tests: KEYCHAINKIT_TEST_SERVER, or
  *  "gnome-keyring" when unset. */

@@ -1,11 +1,12 @@
 /*
  * test_prompts.c — the prompt policy and the options at open.
  *
- * Without a display: the options' argument checks, KK_PROMPT_NEVER (a
- * locked collection is KK_ELOCKED at once, no dialog), and on KeePassXC an
+ * In every run: the options' argument checks, KK_PROMPT_NEVER (a locked
+ * collection is KK_ELOCKED at once, no dialog), and on KWallet an unlock
+ * prompt that completes without a window. In dialog runs: on KeePassXC an
  * unlock prompt nobody answers (its dialog is offscreen): KK_ELOCKED after
- * the prompt timeout, the prompt dismissed. On a private display
- * (scripts/with-display.sh, gnome-keyring): the real unlock dialog,
+ * the prompt timeout, the prompt dismissed; on gnome-keyring on a private
+ * display (scripts/with-display.sh): the real unlock dialog,
  * answered with xdotool — the password unlocks, Escape cancels, and an
  * unanswered dialog is left up (gnome-keyring 42 crashes when a shown
  * unlock dialog is dismissed) while the daemon keeps serving.
@@ -128,9 +129,28 @@ TEST_ON(KT_SECRET_SERVICE, never_policy_refuses_at_once)
     kk_close(kc);
 }
 
-TEST_EXCEPT_ON_SERVER(KT_SECRET_SERVICE, "gnome-keyring",
-                      "its unlock dialog needs a display: see unanswered_unlock_dialog_stays_up",
-                      unanswered_unlock_prompt_is_dismissed_and_locked)
+TEST_ONLY_ON_SERVER(KT_SECRET_SERVICE, "kwallet", allowed_policy_unlocks_through_kwallets_prompt)
+{
+    /* KWallet's unlock prompt opens the test wallet (empty password)
+     * without a window: the policy lets the read go through. */
+    kk_keychain *never = open_with_prompts(KK_PROMPT_NEVER, 0), *allowed = open_with_prompts(KK_PROMPT_ALLOWED, 0);
+    REQUIRE(never != NULL && allowed != NULL);
+    const char *svc = kt_service();
+    CHECK_STATUS(kk_set(allowed, svc, "acct", "v", 1), KK_OK);
+    if (lock()) {
+        char *value = KT_SENTINEL;
+        CHECK_STATUS(kk_get(never, svc, "acct", &value, NULL), KK_ELOCKED);
+        CHECK_VALUE(allowed, svc, "acct", "v", 1);
+        int locked = 1;
+        CHECK(kt_ss_is_locked(&locked) == 0 && !locked);
+    }
+    unlock();
+    CHECK_STATUS(kk_remove(allowed, svc, "acct"), KK_OK);
+    kk_close(never);
+    kk_close(allowed);
+}
+
+TEST_DIALOGS_ON_SERVER(KT_SECRET_SERVICE, "keepassxc", unanswered_unlock_prompt_is_dismissed_and_locked)
 {
     kk_keychain *kc = open_with_prompts(KK_PROMPT_ALLOWED, 1500);
     REQUIRE(kc != NULL);
@@ -188,7 +208,7 @@ static int answered(pid_t pid)
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-TEST_WITH_DISPLAY(KT_SECRET_SERVICE, answered_unlock_dialog_unlocks)
+TEST_DIALOGS_ON_SERVER(KT_SECRET_SERVICE, "gnome-keyring", answered_unlock_dialog_unlocks)
 {
     kk_keychain *kc = open_with_prompts(KK_PROMPT_ALLOWED, 30000);
     REQUIRE(kc != NULL);
@@ -213,7 +233,7 @@ TEST_WITH_DISPLAY(KT_SECRET_SERVICE, answered_unlock_dialog_unlocks)
     kk_close(kc);
 }
 
-TEST_WITH_DISPLAY(KT_SECRET_SERVICE, automatic_policy_prompts_in_a_graphical_session)
+TEST_DIALOGS_ON_SERVER(KT_SECRET_SERVICE, "gnome-keyring", automatic_policy_prompts_in_a_graphical_session)
 {
     kk_keychain *kc = NULL; /* DISPLAY is set: automatic means allowed */
     REQUIRE(CHECK_STATUS(kk_open_secret_service(&kc), KK_OK));
@@ -229,7 +249,7 @@ TEST_WITH_DISPLAY(KT_SECRET_SERVICE, automatic_policy_prompts_in_a_graphical_ses
     kk_close(kc);
 }
 
-TEST_WITH_DISPLAY(KT_SECRET_SERVICE, dismissed_unlock_dialog_is_canceled)
+TEST_DIALOGS_ON_SERVER(KT_SECRET_SERVICE, "gnome-keyring", dismissed_unlock_dialog_is_canceled)
 {
     kk_keychain *kc = open_with_prompts(KK_PROMPT_ALLOWED, 30000);
     REQUIRE(kc != NULL);
@@ -249,7 +269,7 @@ TEST_WITH_DISPLAY(KT_SECRET_SERVICE, dismissed_unlock_dialog_is_canceled)
     kk_close(kc);
 }
 
-TEST_WITH_DISPLAY(KT_SECRET_SERVICE, unanswered_unlock_dialog_stays_up)
+TEST_DIALOGS_ON_SERVER(KT_SECRET_SERVICE, "gnome-keyring", unanswered_unlock_dialog_stays_up)
 {
     kk_keychain *kc = open_with_prompts(KK_PROMPT_ALLOWED, 1500);
     REQUIRE(kc != NULL);
