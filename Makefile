@@ -134,9 +134,11 @@ test-c: $(LIB)
 
 test-python: $(LIB) $(CLI)
 	bindings/python/run-tests.sh
+	KEYCHAINKIT_TEST_HARNESS=scripts/with-keepassxc.sh bindings/python/run-tests.sh
 
 test-cli: $(CLI)
 	$(HARNESS) tests/cli/run.sh $(CURDIR)/$(CLI) $(PYTHON)
+	scripts/with-keepassxc.sh tests/cli/run.sh $(CURDIR)/$(CLI) $(PYTHON)
 
 bench: deps $(LIB) $(CLI)
 	bench/run.sh full

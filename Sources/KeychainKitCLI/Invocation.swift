@@ -1,3 +1,5 @@
+import KeychainKit
+
 /// A parsed command line.
 struct Invocation {
 
@@ -25,8 +27,17 @@ struct Invocation {
     var service: String?
     var backend: Backend
 
+    /// The Secret Service options: `--collection`, `--prompt`, `--timeout`,
+    /// `--prompt-timeout`.
+    var collection = "default"
+    var prompts: PromptPolicy = .automatic
+    var timeout: Duration = .seconds(5)
+    var promptTimeout: Duration = .seconds(120)
+
     static let usage = """
     usage: keychainkit [--backend secret-service|kernel|memory] COMMAND [--service S] ...
+           keychainkit [--collection C] [--prompt never|allowed|automatic]
+                       [--timeout MS] [--prompt-timeout MS] COMMAND ...
 
     commands:
       set [--service S] ACCOUNT     store the secret read from stdin (prompted
@@ -51,11 +62,26 @@ struct Invocation {
     keychainkit:<bytes of service>:<service>:<account>; values of 1 to
     32767 bytes; nothing survives a reboot).
 
+    Secret Service options: --collection C puts new items in collection C (an
+    alias such as "default" or "session", or an object path); --prompt says
+    whether a locked keyring may show its unlock dialog (automatic, the
+    default: only with $DISPLAY or $WAYLAND_DISPLAY set); --timeout bounds
+    each request (default 5000 ms), --prompt-timeout the wait for the user
+    (default 120000 ms).
+
     exit codes: 0 success, 1 not found, 2 bad usage, 3 keychain locked,
                 4 no Secret Service (or kernel keyring forbidden),
                 5 access denied, 6 canceled, 7 other keychain error,
                 8 input/output error
     """
+
+    /// A positive number of milliseconds given to `flag`.
+    private static func milliseconds(_ text: String, _ flag: String) throws(CLIFailure) -> Duration {
+        guard let milliseconds = Int(text), milliseconds > 0 else {
+            throw CLIFailure(.usage, "\(flag) needs a positive number of milliseconds")
+        }
+        return .milliseconds(milliseconds)
+    }
 
     /// Parses `arguments` (without the program name).
     init(_ arguments: [String], environmentBackend: String?) throws(CLIFailure) {
@@ -80,12 +106,20 @@ struct Invocation {
             case "--backend": backendName = try value(of: argument)
             case "--service", "-s": service = try value(of: argument)
             case "-n", "--no-newline": newline = false
-            case "--interval":
-                let text = try value(of: argument)
-                guard let milliseconds = Int(text), milliseconds > 0 else {
-                    throw CLIFailure(.usage, "--interval needs a positive number of milliseconds")
+            case "--interval": interval = try Self.milliseconds(try value(of: argument), argument)
+            case "--timeout": timeout = try Self.milliseconds(try value(of: argument), argument)
+            case "--prompt-timeout": promptTimeout = try Self.milliseconds(try value(of: argument), argument)
+            case "--collection":
+                collection = try value(of: argument)
+                guard !collection.isEmpty else { throw CLIFailure(.usage, "--collection needs a collection") }
+            case "--prompt":
+                let policy = try value(of: argument)
+                switch policy {
+                case "never": prompts = .never
+                case "allowed": prompts = .allowed
+                case "automatic": prompts = .automatic
+                default: throw CLIFailure(.usage, "unknown --prompt '\(policy)' (never, allowed, automatic)")
                 }
-                interval = .milliseconds(milliseconds)
             case "--":
                 positional += arguments[(index + 1)...]
                 index = arguments.count

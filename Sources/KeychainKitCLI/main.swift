@@ -11,7 +11,9 @@ let environmentBackend = getenv("KEYCHAINKIT_BACKEND").map { String(cString: $0)
 do {
     let invocation = try Invocation(Array(CommandLine.arguments.dropFirst()), environmentBackend: environmentBackend)
     let keychain: any KeychainProtocol = switch invocation.backend {
-    case .secretService: Keychain(interface: SecretServiceKeychainInterface())
+    case .secretService: Keychain(interface: SecretServiceKeychainInterface(
+        collection: invocation.collection, timeout: invocation.timeout,
+        prompts: invocation.prompts, promptTimeout: invocation.promptTimeout))
     case .kernel: Keychain(interface: KernelKeyringInterface())
     case .memory: Keychain(interface: InMemoryKeychainInterface())
     }

@@ -29,8 +29,12 @@ rm -rf "$here/build"
 rm -rf "$here/build" "$here/keychainkit.egg-info"
 
 cd "$here"
+# The Secret Service server: scripts/with-secret-service.sh (gnome-keyring),
+# or another harness named by KEYCHAINKIT_TEST_HARNESS
+# (scripts/with-keepassxc.sh).
+server_harness=${KEYCHAINKIT_TEST_HARNESS:-scripts/with-secret-service.sh}
 status=0
-KEYCHAINKIT_LIBRARY="$library" "$root/scripts/with-session-keyring.sh" "$root/scripts/with-secret-service.sh" \
+KEYCHAINKIT_LIBRARY="$library" "$root/scripts/with-session-keyring.sh" "$root/$server_harness" \
     "$venv/bin/pytest" -p no:cacheprovider "$@" || status=$?
 if [ "$status" -eq 5 ]; then
     echo "$0: pytest collected no tests: failing" >&2

@@ -139,33 +139,41 @@ watched: absent"
     fi
 done
 
-# Locked: lock the login collection, expect exit 3 (never 1), unlock via the internal interface.
+# Locked: lock the default collection, expect exit 3 (never 1), unlock
+# without a dialog (bindings/python/tests/keyring_control.py knows each server).
+control() { PYTHONPATH="$here/../../bindings/python/tests" "$python" -c "import keyring_control; keyring_control.$1()"; }
 marker="MARKER-$RANDOM-SECRET"
 printf '%s' "$marker" | "$kk" set --service "$svc" locked
-gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets \
-    --method org.freedesktop.Secret.Service.Lock "['/org/freedesktop/secrets/collection/login']" >/dev/null
+control lock
 expect "locked keyring: exit 3, not 'not found'" 3 "" "locked" -- "$kk" get --service "$svc" locked
 input=$'new\n'
 expect "locked keyring: set exits 3" 3 "" "locked" -- "$kk" set --service "$svc" locked
-"$python" - <<'PY'
-import os
-from jeepney import DBusAddress, new_method_call
-from jeepney.io.blocking import open_dbus_connection
-conn = open_dbus_connection(bus="SESSION")
-service = DBusAddress("/org/freedesktop/secrets", bus_name="org.freedesktop.secrets")
-reply = conn.send_and_get_reply(new_method_call(service.with_interface("org.freedesktop.Secret.Service"),
-                                                "OpenSession", "sv", ("plain", ("s", ""))))
-session = reply.body[1]
-secret = (session, b"", os.environ["KEYCHAINKIT_TEST_KEYRING_PASSWORD"].encode(), "text/plain")
-conn.send_and_get_reply(new_method_call(
-    service.with_interface("org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"),
-    "UnlockWithMasterPassword", "o(oayays)", ("/org/freedesktop/secrets/collection/login", secret)))
-PY
+start=$(date +%s%N)
+expect "--prompt never: exit 3 at once" 3 "" "locked" -- "$kk" --prompt never get --service "$svc" locked
+elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+if [ "$elapsed_ms" -lt 2000 ]; then ok "--prompt never does not wait"; else bad "--prompt never does not wait" "${elapsed_ms} ms"; fi
+control unlock
 input=""
 expect "unlocked again: readable" 0 "$marker"$'\n' "" -- "$kk" get --service "$svc" locked
 "$kk" get --service "$svc" nonexistent-key >/dev/null 2>"$work/err"
 "$kk" frobnicate "$marker" >/dev/null 2>>"$work/err"
 if grep -q "$marker" "$work/err"; then bad "no secret in error text" "$(cat "$work/err")"; else ok "no secret in error text"; fi
+
+input=""
+expect "--prompt with an unknown policy: usage" 2 "" "unknown --prompt" -- "$kk" --prompt sometimes ls
+expect "--timeout needs milliseconds: usage" 2 "" "--timeout needs" -- "$kk" --timeout 0 ls
+expect "--collection needs a value: usage" 2 "" "--collection needs" -- "$kk" --collection "" ls
+input=$'in session\n'
+if [ "${KEYCHAINKIT_TEST_SERVER:-gnome-keyring}" = gnome-keyring ]; then
+    expect "--collection session: stored" 0 "" "" -- "$kk" --collection session set --service "$svc" sess
+    input=""
+    control lock
+    expect "--collection session: readable while the default collection is locked" 0 $'in session\n' "" -- "$kk" get --service "$svc" sess
+    control unlock
+    expect "--collection session: removed" 0 "" "" -- "$kk" rm --service "$svc" sess
+else
+    expect "--collection session: no such collection here" 7 "" "session" -- "$kk" --collection session set --service "$svc" sess
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -11,7 +11,7 @@ to ``kk_list_free``), its elements are NUL-terminated account names, which
 
 from __future__ import annotations
 
-from ctypes import CFUNCTYPE, POINTER, c_char_p, c_int, c_size_t, c_uint64, c_void_p
+from ctypes import CFUNCTYPE, POINTER, Structure, c_char_p, c_int, c_size_t, c_uint, c_uint64, c_void_p
 from typing import Any, Dict, Optional, Sequence, Tuple
 
 from ._errors import KeychainError, error_for
@@ -26,12 +26,33 @@ DESTROY = CFUNCTYPE(None, c_void_p)
 ACCOUNT_LIST = POINTER(c_char_p)
 """``char **``: the NULL-terminated array ``kk_list`` returns."""
 
+
+class SecretServiceOptions(Structure):
+    """``kk_secret_service_options``, version ``SECRET_SERVICE_OPTIONS_VERSION``."""
+
+    _fields_ = [
+        ("version", c_uint),
+        ("collection", c_char_p),
+        ("timeout_ms", c_uint),
+        ("prompts", c_int),
+        ("prompt_timeout_ms", c_uint),
+    ]
+
+
+SECRET_SERVICE_OPTIONS_VERSION = 1
+"""``KK_SECRET_SERVICE_OPTIONS_VERSION``."""
+
+PROMPT_POLICIES = {"automatic": 0, "never": 1, "allowed": 2}
+"""``kk_prompt_policy``: ``KK_PROMPT_AUTOMATIC``, ``KK_PROMPT_NEVER``, ``KK_PROMPT_ALLOWED``."""
+
 _PROTOTYPES: Dict[str, Tuple[Any, Sequence[Any]]] = {
     "kk_version_number": (c_int, []),
     "kk_version_string": (c_char_p, []),
     "kk_status_string": (c_char_p, [c_int]),
     "kk_error_message": (c_char_p, []),
     "kk_open_secret_service": (c_int, [POINTER(c_void_p)]),
+    "kk_secret_service_options_init": (c_int, [POINTER(SecretServiceOptions), c_uint]),
+    "kk_open_secret_service_with": (c_int, [POINTER(SecretServiceOptions), POINTER(c_void_p)]),
     "kk_open_memory": (c_int, [POINTER(c_void_p)]),
     "kk_open_memory_shared": (c_int, [c_void_p, POINTER(c_void_p)]),
     "kk_open_kernel_keyring": (c_int, [POINTER(c_void_p)]),
@@ -61,6 +82,7 @@ kk_version_string = library.kk_version_string
 kk_status_string = library.kk_status_string
 kk_error_message = library.kk_error_message
 kk_open_secret_service = library.kk_open_secret_service
+kk_open_secret_service_with = library.kk_open_secret_service_with
 kk_open_memory = library.kk_open_memory
 kk_open_memory_shared = library.kk_open_memory_shared
 kk_open_kernel_keyring = library.kk_open_kernel_keyring

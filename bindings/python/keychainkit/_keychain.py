@@ -24,6 +24,27 @@ if TYPE_CHECKING:
 _MISSING: Any = object()
 
 
+def _milliseconds(seconds: Optional[float], name: str) -> int:
+    """A timeout option in whole milliseconds for C; 0 (the default) for ``None``."""
+    if seconds is None:
+        return 0
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        raise InvalidArgument(f"{name} must be a number of seconds, not {type(seconds).__name__}")
+    milliseconds = round(seconds * 1000)
+    if not 1 <= milliseconds <= 0xFFFFFFFF:
+        raise InvalidArgument(f"{name} must be between 0.001 and {0xFFFFFFFF // 1000} seconds, not {seconds!r}")
+    return milliseconds
+
+
+def _prompt_policy(prompts: str) -> int:
+    """The ``kk_prompt_policy`` named ``prompts``."""
+    policy = _ffi.PROMPT_POLICIES.get(prompts) if isinstance(prompts, str) else None
+    if policy is None:
+        names = ", ".join(repr(name) for name in _ffi.PROMPT_POLICIES)
+        raise InvalidArgument(f"prompts must be one of {names}, not {prompts!r}")
+    return policy
+
+
 class Keychain(MutableMapping[str, str]):
     """A handle on a keychain: the user's Secret Service, the kernel keyring
     (:meth:`kernel_keyring`), or an in-memory one.
@@ -71,11 +92,41 @@ class Keychain(MutableMapping[str, str]):
 
     __hash__ = None  # type: ignore[assignment]  # mutable, compared by content
 
-    def __init__(self, *, service: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        *,
+        service: Optional[str] = None,
+        collection: Optional[str] = None,
+        timeout: Optional[float] = None,
+        prompts: str = "automatic",
+        prompt_timeout: Optional[float] = None,
+    ) -> None:
         """Opens the user's Secret Service. Connecting is deferred to the
         first operation, so this succeeds without a session bus; operations
-        then raise :class:`ServiceUnavailable`."""
-        self._open(_ffi.kk_open_secret_service, "secret-service", service)
+        then raise :class:`ServiceUnavailable`.
+
+        ``collection``: where new items go — an alias (``"default"``, the
+        default, or ``"session"``, which the service does not persist) or a
+        collection's D-Bus object path; reads look in every collection.
+        ``timeout``: the bound on each request to the service, in seconds
+        (default 5). ``prompts``: whether operations may show the service's
+        unlock prompt — ``"never"`` (a locked collection raises
+        :class:`InteractionNotAllowed` at once), ``"allowed"`` (show it and
+        wait for the user up to ``prompt_timeout`` seconds, default 120;
+        dismissed raises :class:`UserCanceled`, unanswered
+        :class:`InteractionNotAllowed`), or ``"automatic"`` (the default:
+        allowed when ``DISPLAY`` or ``WAYLAND_DISPLAY`` is set). KeePassXC's
+        confirmation prompts (every create and delete) are completed under
+        any policy. Raises :class:`InvalidArgument` for a bad option.
+        """
+        options = _ffi.SecretServiceOptions(
+            version=_ffi.SECRET_SERVICE_OPTIONS_VERSION,
+            collection=None if collection is None else encode_name(collection, "collection"),
+            timeout_ms=_milliseconds(timeout, "timeout"),
+            prompts=_prompt_policy(prompts),
+            prompt_timeout_ms=_milliseconds(prompt_timeout, "prompt_timeout"),
+        )
+        self._open(lambda out: _ffi.kk_open_secret_service_with(byref(options), out), "secret-service", service)
 
     @classmethod
     def in_memory(cls, *, service: Optional[str] = None, sharing: Optional["Keychain"] = None) -> "Keychain":

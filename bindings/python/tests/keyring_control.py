@@ -1,47 +1,102 @@
-"""Locking and unlocking the private test keyring over D-Bus (with jeepney).
+"""Locking and unlocking the private test keyring over D-Bus (with jeepney),
+on each server the harnesses start (KEYCHAINKIT_TEST_SERVER).
 
-Unlocking without a prompt uses gnome-keyring's internal
-UnlockWithMasterPassword, whose secret must be encoded for a session
-opened on the same connection.
+Locking is the Secret Service's Lock, completing the prompt KeePassXC
+returns for it. Unlocking needs no dialog: gnome-keyring's internal
+UnlockWithMasterPassword (its secret encoded for a session opened on the
+same connection), KWallet's Unlock prompt (the test wallet's password is
+empty), KeePassXC's own openDatabase with the test database's password.
+Both wait until the collection says so.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any
+import time
+from typing import Any, Iterator
 
+from contextlib import contextmanager
 from jeepney import DBusAddress, new_method_call
 from jeepney.io.blocking import open_dbus_connection
 from jeepney.wrappers import unwrap_msg
 
 BUS_NAME = "org.freedesktop.secrets"
 ROOT = "/org/freedesktop/secrets"
-LOGIN = "/org/freedesktop/secrets/collection/login"
 SERVICE = DBusAddress(ROOT, bus_name=BUS_NAME, interface="org.freedesktop.Secret.Service")
 INTERNAL = DBusAddress(ROOT, bus_name=BUS_NAME, interface="org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface")
-PROPERTIES = DBusAddress(LOGIN, bus_name=BUS_NAME, interface="org.freedesktop.DBus.Properties")
+KEEPASSXC = DBusAddress("/keepassxc", bus_name="org.keepassxc.KeePassXC.MainWindow",
+                        interface="org.keepassxc.KeePassXC.MainWindow")
+
+
+def server() -> str:
+    """The server under test: "gnome-keyring", "kwallet" or "keepassxc"."""
+    return os.environ.get("KEYCHAINKIT_TEST_SERVER") or "gnome-keyring"
+
+
+def hides_locked_items() -> bool:
+    """Whether the server hides a locked collection's items from searches
+    (KeePassXC), rather than listing them as locked."""
+    return server() == "keepassxc"
 
 
 def _call(connection: Any, address: DBusAddress, method: str, signature: str, body: tuple) -> Any:
     return unwrap_msg(connection.send_and_get_reply(new_method_call(address, method, signature, body), timeout=10))
 
 
-def lock() -> None:
-    """Locks the login collection (what the default alias points to)."""
+@contextmanager
+def _connection() -> Iterator[Any]:
     with open_dbus_connection(bus="SESSION") as connection:
-        _call(connection, SERVICE, "Lock", "ao", ([LOGIN],))
+        yield connection
+
+
+def _default_collection(connection: Any) -> str:
+    (path,) = _call(connection, SERVICE, "ReadAlias", "s", ("default",))
+    return str(path)
+
+
+def _prompt(connection: Any, prompt: str) -> None:
+    if prompt != "/":
+        address = DBusAddress(prompt, bus_name=BUS_NAME, interface="org.freedesktop.Secret.Prompt")
+        _call(connection, address, "Prompt", "s", ("",))
+
+
+def _wait_until_locked_is(want: bool) -> None:
+    deadline = time.monotonic() + 10
+    while is_locked() != want:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the default collection's Locked stayed {not want}")
+        time.sleep(0.02)
+
+
+def lock() -> None:
+    """Locks the collection the default alias points to."""
+    with _connection() as connection:
+        _locked, prompt = _call(connection, SERVICE, "Lock", "ao", ([_default_collection(connection)],))
+        _prompt(connection, prompt)
+    _wait_until_locked_is(True)
 
 
 def unlock() -> None:
-    """Unlocks the login collection with KEYCHAINKIT_TEST_KEYRING_PASSWORD."""
-    password = os.environ["KEYCHAINKIT_TEST_KEYRING_PASSWORD"].encode()
-    with open_dbus_connection(bus="SESSION") as connection:
-        _output, session = _call(connection, SERVICE, "OpenSession", "sv", ("plain", ("s", "")))
-        _call(connection, INTERNAL, "UnlockWithMasterPassword", "o(oayays)", (LOGIN, (session, b"", password, "text/plain")))
+    """Unlocks it without a dialog."""
+    with _connection() as connection:
+        collection = _default_collection(connection)
+        if server() == "keepassxc":
+            with open(os.environ["KEYCHAINKIT_TEST_KEEPASSXC_PASSWORD_FILE"]) as file:
+                password = file.read().strip()
+            _call(connection, KEEPASSXC, "openDatabase", "ss", (os.environ["KEYCHAINKIT_TEST_KEEPASSXC_DATABASE"], password))
+        elif server() == "kwallet":
+            _unlocked, prompt = _call(connection, SERVICE, "Unlock", "ao", ([collection],))
+            _prompt(connection, prompt)
+        else:
+            secret = os.environ["KEYCHAINKIT_TEST_KEYRING_PASSWORD"].encode()
+            _output, session = _call(connection, SERVICE, "OpenSession", "sv", ("plain", ("s", "")))
+            _call(connection, INTERNAL, "UnlockWithMasterPassword", "o(oayays)", (collection, (session, b"", secret, "text/plain")))
+    _wait_until_locked_is(False)
 
 
 def is_locked() -> bool:
-    """Whether the login collection is locked."""
-    with open_dbus_connection(bus="SESSION") as connection:
-        (_signature, value), = _call(connection, PROPERTIES, "Get", "ss", ("org.freedesktop.Secret.Collection", "Locked"))
+    """Whether the collection the default alias points to is locked."""
+    with _connection() as connection:
+        properties = DBusAddress(_default_collection(connection), bus_name=BUS_NAME, interface="org.freedesktop.DBus.Properties")
+        (_signature, value), = _call(connection, properties, "Get", "ss", ("org.freedesktop.Secret.Collection", "Locked"))
         return bool(value)

@@ -17,6 +17,7 @@ from typing import List
 
 from keychainkit import Keychain
 from test_interop import items, secret_tool
+from support import KEEPASSXC_CONCURRENT_CREATES, not_on_server
 
 ROUNDS = 8
 
@@ -78,6 +79,7 @@ def race(service: str, account: str, writers: List[str]) -> None:
                     process.stdout.close()
 
 
+@not_on_server("keepassxc", KEEPASSXC_CONCURRENT_CREATES)
 def test_our_writers_racing_keyring_leave_one_item_after_our_write(secret_service: None, service: str) -> None:
     keyring = keyring_backend()
     with Keychain(service=service) as kc:

@@ -22,7 +22,7 @@ from typing import Any, Dict, Iterator, List, Tuple
 import pytest
 
 from keychainkit import ChangeEvent, InvalidArgument, Keychain, KeychainClosed, Status
-from support import HEARS_OTHERS, open_keychain
+from support import HEARS_OTHERS, KEEPASSXC_SECRET_TOOL_REPLACE, not_on_server, open_keychain
 from test_fork import _fork
 from test_interop import secret_tool
 
@@ -377,6 +377,7 @@ def exactly_one(on_a: Recorder, on_b: Recorder, kind: str) -> None:
     on_a.events.clear()
 
 
+@not_on_server("keepassxc", KEEPASSXC_SECRET_TOOL_REPLACE)
 def test_secret_tool_store_and_clear_are_heard(observed: Tuple[Keychain, Recorder, Recorder], service: str) -> None:
     kc, on_a, on_b = observed
     secret_tool("store", "--label=from secret-tool", "service", service, "username", "a", secret="created")

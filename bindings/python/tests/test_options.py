@@ -1,0 +1,67 @@
+"""Options at open: collection, timeout, prompts and prompt_timeout."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+import keyring_control
+from keychainkit import InteractionNotAllowed, InvalidArgument, Keychain, KeychainError
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"prompts": "sometimes"},
+        {"prompts": None},
+        {"timeout": 0},
+        {"timeout": -1},
+        {"timeout": "5"},
+        {"timeout": True},
+        {"prompt_timeout": 5_000_000},
+        {"collection": ""},
+        {"collection": "a\0b"},
+        {"collection": 7},
+    ],
+)
+def test_bad_options_raise_invalid_argument(options: dict) -> None:
+    with pytest.raises(InvalidArgument):
+        Keychain(**options)
+
+
+def test_good_options_open_a_keychain() -> None:
+    with Keychain(service="kk-py-options", collection="default", timeout=2.5, prompts="never", prompt_timeout=30) as kc:
+        assert kc.backend == "secret-service"
+
+
+def test_never_policy_refuses_a_locked_collection_at_once(secret_service: None, service: str) -> None:
+    with Keychain(service=service, prompts="never", prompt_timeout=60) as kc:
+        kc["token"] = "v"
+        keyring_control.lock()
+        try:
+            start = time.monotonic()
+            with pytest.raises(InteractionNotAllowed):
+                kc["token"]
+            with pytest.raises(InteractionNotAllowed):
+                kc["new"] = "w"
+            assert time.monotonic() - start < 2  # no prompt, no wait
+        finally:
+            keyring_control.unlock()
+        del kc["token"]
+
+
+def test_session_collection_holds_new_items_apart(secret_service: None, service: str) -> None:
+    with Keychain(service=service, collection="session") as kc:
+        if keyring_control.server() != "gnome-keyring":
+            # KWallet and KeePassXC have no "session" alias: a clear failure.
+            with pytest.raises(KeychainError, match="session"):
+                kc["token"] = "in session"
+            return
+        kc["token"] = "in session"
+        keyring_control.lock()
+        try:
+            assert kc["token"] == "in session"  # not in the locked default collection
+        finally:
+            keyring_control.unlock()
+        del kc["token"]
