@@ -9,8 +9,10 @@
 # The bus has no activatable services (session-bus-no-activation.conf), so
 # nothing but KeePassXC can answer for org.freedesktop.secrets. Its settings
 # (keepassxc/keepassxc.ini) turn on the Secret Service integration with every
-# confirmation and notification off, UnlockBeforeSearch off, and every GUI
-# extra off (tray icon, update checks, auto-lock). The database
+# confirmation and notification off, UnlockBeforeSearch off (unless
+# KEYCHAINKIT_TEST_KEEPASSXC_UNLOCK_BEFORE_SEARCH=true), automatic saving
+# off (it crashed KeePassXC 2.7.4 under concurrent writes and reads), and
+# every GUI extra off (tray icon, update checks, auto-lock). The database
 # (keepassxc/make_database.py) exposes its root group; its password is in
 # $KEYCHAINKIT_TEST_KEEPASSXC_PASSWORD_FILE, for tests that lock and unlock
 # it. The command sees KEYCHAINKIT_TEST_KEYRING=private and
@@ -36,7 +38,10 @@ private_home_label=keepassxc
 export KEYCHAINKIT_TEST_SERVER=keepassxc
 export QT_QPA_PLATFORM=offscreen
 mkdir -p "$XDG_CONFIG_HOME/keepassxc" "$XDG_DATA_HOME/keepassxc"
-cp "$here/keepassxc/keepassxc.ini" "$XDG_CONFIG_HOME/keepassxc/keepassxc.ini"
+# KEYCHAINKIT_TEST_KEEPASSXC_UNLOCK_BEFORE_SEARCH=true keeps KeePassXC's own
+# default: a search of a locked database waits on its unlock dialog.
+sed "s/^UnlockBeforeSearch=.*/UnlockBeforeSearch=${KEYCHAINKIT_TEST_KEEPASSXC_UNLOCK_BEFORE_SEARCH:-false}/" \
+    "$here/keepassxc/keepassxc.ini" >"$XDG_CONFIG_HOME/keepassxc/keepassxc.ini"
 export KEYCHAINKIT_TEST_KEEPASSXC_PASSWORD_FILE="$root/password"
 export KEYCHAINKIT_TEST_KEEPASSXC_DATABASE="$root/keychainkit-test.kdbx"
 head -c 18 /dev/urandom | base64 >"$KEYCHAINKIT_TEST_KEEPASSXC_PASSWORD_FILE"

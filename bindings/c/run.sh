@@ -82,8 +82,9 @@ if [ -n "$runner" ]; then
     run_tests keepassxc "$root/scripts/with-keepassxc.sh" "$runner" secret-service
     echo "== prompt dialogs on secret-service (private keyring on a private display)"
     run_tests dialogs-gnome-keyring env KEYCHAINKIT_TEST_DIALOGS=1 "$root/scripts/with-display.sh" "$harness" "$runner" secret-service
-    echo "== prompt dialogs on secret-service (KeePassXC, offscreen)"
-    run_tests dialogs-keepassxc env KEYCHAINKIT_TEST_DIALOGS=1 "$root/scripts/with-keepassxc.sh" "$runner" secret-service
+    echo "== prompt dialogs on secret-service (KeePassXC, offscreen, with its default UnlockBeforeSearch)"
+    run_tests dialogs-keepassxc env KEYCHAINKIT_TEST_DIALOGS=1 KEYCHAINKIT_TEST_KEEPASSXC_UNLOCK_BEFORE_SEARCH=true \
+        "$root/scripts/with-keepassxc.sh" "$runner" secret-service
 fi
 
 # ---- examples --------------------------------------------------------------

@@ -155,7 +155,6 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         try withConnection { connection throws(SecretServiceFailure) in
             if let entry = try confirmedEntry(for: key, on: connection) { return entry != .absent }
             let found = try search(key, on: connection)
-            if !found.hidden.isEmpty { try found.requireNothingLocked() }
             return !found.unlocked.isEmpty || !found.locked.isEmpty
         }
     }
@@ -251,11 +250,9 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     public func accounts(inService service: String) throws(KeychainError) -> [String] {
         try withConnection { connection throws(SecretServiceFailure) in
+            try requireNoHiddenCollections(on: connection)
             let found = try connection.searchItems([Names.Attribute.service: service])
-            let hidden = try connection.knownHiddenCollections()
-            guard hidden.isEmpty else {
-                throw SecretServiceFailure.locked(hidden, "some accounts may be in a collection that hides its items while")
-            }
+            try requireNoHiddenCollections(on: connection)
             let paths = found.unlocked + found.locked
             var accounts: [String] = []
             var seen = Set<[UInt8]>()  // by bytes: canonically equal names are distinct accounts
@@ -322,6 +319,19 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         } catch let failure where failure.error == .itemNotFound && path != collectionPath {
             throw Self.noCollection("no collection at \(path)")
         }
+    }
+
+    /// Throws when a locked collection hides its items from searches
+    /// (KeePassXC, for a locked database), naming them: a search proves
+    /// nothing about what they hold. Checked before a search too, since
+    /// KeePassXC (with its default UnlockBeforeSearch) answers a search of
+    /// a locked database only once its unlock dialog is answered; and after
+    /// it, from the signals that came with its reply, so a collection locked
+    /// just before is seen. What is known is kept until a collection changes
+    /// (``SecretServiceConnection/knownHiddenCollections()``).
+    private func requireNoHiddenCollections(on connection: SecretServiceConnection) throws(SecretServiceFailure) {
+        let hidden = try connection.knownHiddenCollections()
+        if !hidden.isEmpty { throw SecretServiceFailure.locked(hidden, "a collection that hides its items is") }
     }
 
     /// The object path of ``collection`` itself, never an alias's.
@@ -448,28 +458,26 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         var locked: [String]
         /// The one reads and updates use (the newest readable).
         var chosen: String?
-        /// When nothing was found: the locked collections that hide their
-        /// items, where the key may yet have one.
-        var hidden: [String]
 
-        /// Throws when an item of the key may be locked: in a locked
-        /// collection, or hidden by one.
+        /// Throws when an item of the key is in a locked collection.
         func requireNothingLocked() throws(SecretServiceFailure) {
             if !locked.isEmpty { throw SecretServiceFailure.locked(locked, "the item is") }
-            if !hidden.isEmpty { throw SecretServiceFailure.locked(hidden, "a collection that hides its items is") }
         }
     }
 
     /// The items of `key` in every collection. Records the outcome in the
-    /// cache when it is unambiguous: nothing locked or hidden, at most one
-    /// item.
+    /// cache when it is unambiguous: nothing locked, at most one item.
+    ///
+    /// Throws when a locked collection hides its items (see
+    /// ``requireNoHiddenCollections(on:)``): the search could prove
+    /// nothing there.
     private func search(_ key: KeychainAttributes, on connection: SecretServiceConnection) throws(SecretServiceFailure) -> Found {
+        try requireNoHiddenCollections(on: connection)
         let (unlocked, locked) = try connection.searchItems(
             [Names.Attribute.service: key.service, Names.Attribute.account: key.account])
-        let found = Found(
-            unlocked: unlocked, locked: locked, chosen: try newest(unlocked, on: connection),
-            hidden: unlocked.isEmpty && locked.isEmpty ? try connection.knownHiddenCollections() : [])
-        if found.locked.isEmpty && found.hidden.isEmpty && unlocked.count < 2 {
+        try requireNoHiddenCollections(on: connection)
+        let found = Found(unlocked: unlocked, locked: locked, chosen: try newest(unlocked, on: connection))
+        if found.locked.isEmpty && unlocked.count < 2 {
             connection.cache.store(key, chosen: found.chosen, all: unlocked)
         } else {
             connection.cache.forget(key)

@@ -150,6 +150,28 @@ TEST_ONLY_ON_SERVER(KT_SECRET_SERVICE, "kwallet", allowed_policy_unlocks_through
     kk_close(allowed);
 }
 
+TEST_DIALOGS_ON_SERVER(KT_SECRET_SERVICE, "keepassxc", never_policy_does_not_wait_on_a_search_dialog)
+{
+    /* The dialog run starts KeePassXC with UnlockBeforeSearch on (its
+     * default), where searching a locked database waits on its unlock
+     * dialog: the handle knows the database is locked and never searches. */
+    kk_keychain *kc = open_with_prompts(KK_PROMPT_NEVER, 0);
+    REQUIRE(kc != NULL);
+    const char *svc = kt_service();
+    CHECK_STATUS(kk_set(kc, svc, "acct", "v", 1), KK_OK);
+    if (lock()) {
+        double start = kt_now();
+        char *value = KT_SENTINEL;
+        CHECK_STATUS(kk_get(kc, svc, "acct", &value, NULL), KK_ELOCKED);
+        CHECK_STATUS(kk_exists(kc, svc, "other"), KK_ELOCKED);
+        char **accounts = NULL;
+        CHECK_STATUS(kk_list(kc, svc, &accounts, NULL), KK_ELOCKED);
+        CHECK(kt_now() - start < 2.0);
+    }
+    if (unlock()) CHECK_STATUS(kk_remove(kc, svc, "acct"), KK_OK);
+    kk_close(kc);
+}
+
 TEST_DIALOGS_ON_SERVER(KT_SECRET_SERVICE, "keepassxc", unanswered_unlock_prompt_is_dismissed_and_locked)
 {
     kk_keychain *kc = open_with_prompts(KK_PROMPT_ALLOWED, 1500);
