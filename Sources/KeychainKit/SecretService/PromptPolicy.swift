@@ -31,9 +31,12 @@ public enum PromptPolicy: Sendable, Hashable {
     /// a daemon, an SSH session or CI job never waits on a dialog nobody
     /// can see.
     public static var automatic: PromptPolicy {
-        for name in ["WAYLAND_DISPLAY", "DISPLAY"] {
-            if let value = getenv(name), value.pointee != 0 { return .allowed }
-        }
-        return .never
+        automatic(environment: { name in getenv(name).map { String(cString: $0) } })
+    }
+
+    /// ``automatic`` for a process whose environment variables
+    /// `environment` gives.
+    public static func automatic(environment: (String) -> String?) -> PromptPolicy {
+        ["WAYLAND_DISPLAY", "DISPLAY"].contains { environment($0)?.isEmpty == false } ? .allowed : .never
     }
 }
