@@ -201,6 +201,18 @@ int kt_ss_unlock(void)
     return status != 0 ? -1 : wait_until_locked_is(0);
 }
 
+int kt_lock_checked(void)
+{
+    int locked = 0;
+    return CHECK(kt_ss_lock() == 0) && CHECK(kt_ss_is_locked(&locked) == 0) && CHECK(locked);
+}
+
+int kt_unlock_checked(void)
+{
+    int locked = 1;
+    return CHECK(kt_ss_unlock() == 0) && CHECK(kt_ss_is_locked(&locked) == 0) && CHECK(!locked);
+}
+
 int kt_ss_is_locked(int *locked)
 {
     const char *collection = default_collection();

@@ -27,6 +27,13 @@ int kt_ss_lock(void);
  *  openDatabase method with the test database's password. */
 int kt_ss_unlock(void);
 
+/** kt_ss_lock() in a test: checks that it worked and the collection says
+ *  so; 1 when it did. */
+int kt_lock_checked(void);
+
+/** kt_ss_unlock() in a test, checked likewise; 1 when it worked. */
+int kt_unlock_checked(void);
+
 /** Sets *locked to that collection's Locked property. */
 int kt_ss_is_locked(int *locked);
 

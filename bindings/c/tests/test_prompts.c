@@ -34,18 +34,6 @@ static kk_keychain *open_with_prompts(kk_prompt_policy prompts, unsigned prompt_
     return kc;
 }
 
-static int lock(void)
-{
-    int locked = 0;
-    return CHECK(kt_ss_lock() == 0) && CHECK(kt_ss_is_locked(&locked) == 0) && CHECK(locked);
-}
-
-static int unlock(void)
-{
-    int locked = 1;
-    return CHECK(kt_ss_unlock() == 0) && CHECK(kt_ss_is_locked(&locked) == 0) && CHECK(!locked);
-}
-
 /* ---- options --------------------------------------------------------------- */
 
 TEST(options_are_checked)
@@ -102,97 +90,111 @@ TEST_ON(KT_SECRET_SERVICE, session_collection_holds_new_items_apart)
     }
     CHECK_STATUS(stored, KK_OK);
     /* Not in the default collection: readable while that one is locked. */
-    if (lock()) CHECK_VALUE(kc, svc, "acct", "in session", 10);
-    unlock();
+    if (kt_lock_checked()) CHECK_VALUE(kc, svc, "acct", "in session", 10);
+    kt_unlock_checked();
     CHECK_STATUS(kk_remove(kc, svc, "acct"), KK_OK);
     kk_close(kc);
+}
+
+/* ---- a stored item in a locked collection --------------------------------------- */
+
+/** A handle with a prompt policy, the item ("acct", "v") of the test's
+ *  service stored through it, and the default collection locked. */
+typedef struct locked_item {
+    kk_keychain *kc;
+    const char *svc;
+} locked_item;
+
+/** Opens `t` with `prompts` and `prompt_timeout_ms`; 1 when the item is
+ *  stored and the collection locked (close_locked_item() either way). */
+static int open_locked_item(locked_item *t, kk_prompt_policy prompts, unsigned prompt_timeout_ms)
+{
+    t->svc = kt_service();
+    t->kc = open_with_prompts(prompts, prompt_timeout_ms);
+    return t->kc != NULL && CHECK_STATUS(kk_set(t->kc, t->svc, "acct", "v", 1), KK_OK) && kt_lock_checked();
+}
+
+/** Unlocks the collection, checks the item is still there, removes it and
+ *  closes the handle. */
+static void close_locked_item(locked_item *t)
+{
+    if (t->kc == NULL) return;
+    if (kt_unlock_checked()) {
+        CHECK_VALUE(t->kc, t->svc, "acct", "v", 1);
+        CHECK_STATUS(kk_remove(t->kc, t->svc, "acct"), KK_OK);
+    }
+    kk_close(t->kc);
+}
+
+/** Checks that kk_get of the item returns `want` after waiting between
+ *  `at_least` and `below` seconds, with a message holding `says`. */
+static void check_get(locked_item *t, kk_status want, double at_least, double below, const char *says)
+{
+    double start = kt_now();
+    char *value = KT_SENTINEL;
+    CHECK_STATUS(kk_get(t->kc, t->svc, "acct", &value, NULL), want);
+    CHECK(value == NULL);
+    double waited = kt_now() - start;
+    kt_check(waited >= at_least && waited < below, __FILE__, __LINE__, "waited %.2f s, expected [%.1f, %.1f) s",
+             waited, at_least, below);
+    CHECK(strstr(kk_error_message(), says) != NULL);
 }
 
 /* ---- policies without a display ------------------------------------------------ */
 
 TEST_ON(KT_SECRET_SERVICE, never_policy_refuses_at_once)
 {
-    kk_keychain *kc = open_with_prompts(KK_PROMPT_NEVER, 60000);
-    REQUIRE(kc != NULL);
-    const char *svc = kt_service();
-    CHECK_STATUS(kk_set(kc, svc, "acct", "v", 1), KK_OK);
-    if (lock()) {
-        double start = kt_now();
-        char *value = KT_SENTINEL;
-        CHECK_STATUS(kk_get(kc, svc, "acct", &value, NULL), KK_ELOCKED);
-        CHECK_STATUS(kk_set(kc, svc, "new", "v", 1), KK_ELOCKED);
-        CHECK_STATUS(kk_remove(kc, svc, "acct"), KK_ELOCKED);
-        CHECK(kt_now() - start < 30.0); /* did not wait for the 60 s prompt timeout */
-        CHECK(strstr(kk_error_message(), "locked") != NULL);
+    locked_item t;
+    if (open_locked_item(&t, KK_PROMPT_NEVER, 60000)) {
+        /* well within the 60 s prompt timeout: no prompt was waited for */
+        check_get(&t, KK_ELOCKED, 0, 30, "locked");
+        CHECK_STATUS(kk_set(t.kc, t.svc, "new", "v", 1), KK_ELOCKED);
+        CHECK_STATUS(kk_remove(t.kc, t.svc, "acct"), KK_ELOCKED);
     }
-    if (unlock()) CHECK_STATUS(kk_remove(kc, svc, "acct"), KK_OK);
-    kk_close(kc);
+    close_locked_item(&t);
 }
 
 TEST_ONLY_ON_SERVER(KT_SECRET_SERVICE, "kwallet", allowed_policy_unlocks_through_kwallets_prompt)
 {
     /* KWallet's unlock prompt opens the test wallet (empty password)
      * without a window: the policy lets the read go through. */
-    kk_keychain *never = open_with_prompts(KK_PROMPT_NEVER, 0), *allowed = open_with_prompts(KK_PROMPT_ALLOWED, 0);
-    REQUIRE(never != NULL && allowed != NULL);
-    const char *svc = kt_service();
-    CHECK_STATUS(kk_set(allowed, svc, "acct", "v", 1), KK_OK);
-    if (lock()) {
+    locked_item t;
+    kk_keychain *never = open_with_prompts(KK_PROMPT_NEVER, 0);
+    if (open_locked_item(&t, KK_PROMPT_ALLOWED, 0) && CHECK(never != NULL)) {
         char *value = KT_SENTINEL;
-        CHECK_STATUS(kk_get(never, svc, "acct", &value, NULL), KK_ELOCKED);
-        CHECK_VALUE(allowed, svc, "acct", "v", 1);
+        CHECK_STATUS(kk_get(never, t.svc, "acct", &value, NULL), KK_ELOCKED);
+        CHECK_VALUE(t.kc, t.svc, "acct", "v", 1);
         int locked = 1;
         CHECK(kt_ss_is_locked(&locked) == 0 && !locked);
     }
-    unlock();
-    CHECK_STATUS(kk_remove(allowed, svc, "acct"), KK_OK);
     kk_close(never);
-    kk_close(allowed);
+    close_locked_item(&t);
 }
 
 TEST_DIALOGS_ON_SERVER(KT_SECRET_SERVICE, "keepassxc", never_policy_does_not_wait_on_a_search_dialog)
 {
     /* The dialog run starts KeePassXC with UnlockBeforeSearch on (its
      * default), where searching a locked database waits on its unlock
-     * dialog: the handle knows the database is locked and never searches. */
-    kk_keychain *kc = open_with_prompts(KK_PROMPT_NEVER, 0);
-    REQUIRE(kc != NULL);
-    const char *svc = kt_service();
-    CHECK_STATUS(kk_set(kc, svc, "acct", "v", 1), KK_OK);
-    if (lock()) {
-        double start = kt_now();
-        char *value = KT_SENTINEL;
-        CHECK_STATUS(kk_get(kc, svc, "acct", &value, NULL), KK_ELOCKED);
-        CHECK_STATUS(kk_exists(kc, svc, "other"), KK_ELOCKED);
+     * dialog: the handle knows the database is locked and never searches
+     * (each search would wait the 5 s request timeout). */
+    locked_item t;
+    if (open_locked_item(&t, KK_PROMPT_NEVER, 0)) {
+        check_get(&t, KK_ELOCKED, 0, 4.5, "hides its items");
+        CHECK_STATUS(kk_exists(t.kc, t.svc, "other"), KK_ELOCKED);
         char **accounts = NULL;
-        CHECK_STATUS(kk_list(kc, svc, &accounts, NULL), KK_ELOCKED);
-        CHECK(kt_now() - start < 4.5); /* no search waited on the dialog (5 s request timeout) */
+        CHECK_STATUS(kk_list(t.kc, t.svc, &accounts, NULL), KK_ELOCKED);
     }
-    if (unlock()) CHECK_STATUS(kk_remove(kc, svc, "acct"), KK_OK);
-    kk_close(kc);
+    close_locked_item(&t);
 }
 
 TEST_DIALOGS_ON_SERVER(KT_SECRET_SERVICE, "keepassxc", unanswered_unlock_prompt_is_dismissed_and_locked)
 {
-    kk_keychain *kc = open_with_prompts(KK_PROMPT_ALLOWED, 1500);
-    REQUIRE(kc != NULL);
-    const char *svc = kt_service();
-    CHECK_STATUS(kk_set(kc, svc, "acct", "v", 1), KK_OK);
-    if (lock()) {
-        for (int attempt = 0; attempt < 2; attempt++) { /* the first was dismissed: no queue */
-            double start = kt_now();
-            char *value = KT_SENTINEL;
-            CHECK_STATUS(kk_get(kc, svc, "acct", &value, NULL), KK_ELOCKED);
-            double waited = kt_now() - start;
-            CHECK(waited >= 1.4 && waited < 4.0);
-            CHECK(strstr(kk_error_message(), "unlock prompt") != NULL);
-        }
+    locked_item t;
+    if (open_locked_item(&t, KK_PROMPT_ALLOWED, 1500)) {
+        check_get(&t, KK_ELOCKED, 1.4, 4, "unlock prompt");
+        check_get(&t, KK_ELOCKED, 1.4, 4, "unlock prompt"); /* the first was dismissed: no queue */
     }
-    if (unlock()) {
-        CHECK_VALUE(kc, svc, "acct", "v", 1);
-        CHECK_STATUS(kk_remove(kc, svc, "acct"), KK_OK);
-    }
-    kk_close(kc);
+    close_locked_item(&t);
 }
 
 /* ---- gnome-keyring's unlock dialog, on a private display ------------------------ */
@@ -232,78 +234,53 @@ static int answered(pid_t pid)
 
 TEST_DIALOGS_ON_SERVER(KT_SECRET_SERVICE, "gnome-keyring", answered_unlock_dialog_unlocks)
 {
-    kk_keychain *kc = open_with_prompts(KK_PROMPT_ALLOWED, 30000);
-    REQUIRE(kc != NULL);
-    const char *svc = kt_service();
-    CHECK_STATUS(kk_set(kc, svc, "acct", "v", 1), KK_OK);
-    if (lock()) {
+    locked_item t;
+    if (open_locked_item(&t, KK_PROMPT_ALLOWED, 30000)) {
         pid_t answerer = answer_dialog("password");
-        CHECK_VALUE(kc, svc, "acct", "v", 1); /* waits for the user, then reads */
+        CHECK_VALUE(t.kc, t.svc, "acct", "v", 1); /* waits for the user, then reads */
         CHECK(answered(answerer));
         int locked = 1;
         CHECK(kt_ss_is_locked(&locked) == 0 && !locked);
     }
-    if (lock()) {
+    if (t.kc != NULL && kt_lock_checked()) {
         pid_t answerer = answer_dialog("password");
-        CHECK_STATUS(kk_set(kc, svc, "new", "w", 1), KK_OK); /* a create unlocks too */
+        CHECK_STATUS(kk_set(t.kc, t.svc, "new", "w", 1), KK_OK); /* a create unlocks too */
         CHECK(answered(answerer));
-        CHECK_VALUE(kc, svc, "new", "w", 1);
+        CHECK_VALUE(t.kc, t.svc, "new", "w", 1);
+        CHECK_STATUS(kk_remove(t.kc, t.svc, "new"), KK_OK);
     }
-    unlock();
-    CHECK_STATUS(kk_remove(kc, svc, "acct"), KK_OK);
-    CHECK_STATUS(kk_remove(kc, svc, "new"), KK_OK);
-    kk_close(kc);
+    close_locked_item(&t);
 }
 
 TEST_DIALOGS_ON_SERVER(KT_SECRET_SERVICE, "gnome-keyring", automatic_policy_prompts_in_a_graphical_session)
 {
-    kk_keychain *kc = NULL; /* DISPLAY is set: automatic means allowed */
-    REQUIRE(CHECK_STATUS(kk_open_secret_service(&kc), KK_OK));
-    const char *svc = kt_service();
-    CHECK_STATUS(kk_set(kc, svc, "acct", "v", 1), KK_OK);
-    if (lock()) {
+    locked_item t; /* DISPLAY is set: automatic means allowed */
+    if (open_locked_item(&t, KK_PROMPT_AUTOMATIC, 30000)) {
         pid_t answerer = answer_dialog("password");
-        CHECK_VALUE(kc, svc, "acct", "v", 1);
+        CHECK_VALUE(t.kc, t.svc, "acct", "v", 1);
         CHECK(answered(answerer));
     }
-    unlock();
-    CHECK_STATUS(kk_remove(kc, svc, "acct"), KK_OK);
-    kk_close(kc);
+    close_locked_item(&t);
 }
 
 TEST_DIALOGS_ON_SERVER(KT_SECRET_SERVICE, "gnome-keyring", dismissed_unlock_dialog_is_canceled)
 {
-    kk_keychain *kc = open_with_prompts(KK_PROMPT_ALLOWED, 30000);
-    REQUIRE(kc != NULL);
-    const char *svc = kt_service();
-    CHECK_STATUS(kk_set(kc, svc, "acct", "v", 1), KK_OK);
-    if (lock()) {
+    locked_item t;
+    if (open_locked_item(&t, KK_PROMPT_ALLOWED, 30000)) {
         pid_t answerer = answer_dialog("escape");
-        char *value = KT_SENTINEL;
-        CHECK_STATUS(kk_get(kc, svc, "acct", &value, NULL), KK_ECANCELED);
-        CHECK(value == NULL);
+        check_get(&t, KK_ECANCELED, 0, 30, "dismissed");
         CHECK(answered(answerer));
         int locked = 0;
         CHECK(kt_ss_is_locked(&locked) == 0 && locked);
     }
-    unlock();
-    CHECK_STATUS(kk_remove(kc, svc, "acct"), KK_OK);
-    kk_close(kc);
+    close_locked_item(&t);
 }
 
 TEST_DIALOGS_ON_SERVER(KT_SECRET_SERVICE, "gnome-keyring", unanswered_unlock_dialog_stays_up)
 {
-    kk_keychain *kc = open_with_prompts(KK_PROMPT_ALLOWED, 1500);
-    REQUIRE(kc != NULL);
-    const char *svc = kt_service();
-    CHECK_STATUS(kk_set(kc, svc, "acct", "v", 1), KK_OK);
-    if (lock()) {
-        double start = kt_now();
-        char *value = KT_SENTINEL;
-        CHECK_STATUS(kk_get(kc, svc, "acct", &value, NULL), KK_ELOCKED);
-        double waited = kt_now() - start;
-        CHECK(waited >= 1.4 && waited < 5.0);
-        CHECK(strstr(kk_error_message(), "unlock prompt") != NULL);
+    locked_item t;
+    if (open_locked_item(&t, KK_PROMPT_ALLOWED, 1500)) {
+        check_get(&t, KK_ELOCKED, 1.4, 5, "unlock prompt");
         /* Not dismissed (that crashes gnome-keyring 42.1): the dialog is
          * still up, and the daemon still serves. */
         CHECK(dialog_visible());
@@ -312,9 +289,7 @@ TEST_DIALOGS_ON_SERVER(KT_SECRET_SERVICE, "gnome-keyring", unanswered_unlock_dia
         /* The user answers later: the keyring unlocks, the handle reads. */
         CHECK(answered(answer_dialog("password")));
         CHECK(kt_ss_is_locked(&locked) == 0);
-        CHECK_VALUE(kc, svc, "acct", "v", 1);
+        CHECK_VALUE(t.kc, t.svc, "acct", "v", 1);
     }
-    unlock();
-    CHECK_STATUS(kk_remove(kc, svc, "acct"), KK_OK);
-    kk_close(kc);
+    close_locked_item(&t);
 }

@@ -42,20 +42,6 @@ static int server_hides_locked_items(void)
     return strcmp(kt_server(), "keepassxc") == 0;
 }
 
-/** Locks the default collection and checks that it is locked. */
-static int lock(void)
-{
-    int locked = 0;
-    return CHECK(kt_ss_lock() == 0) && CHECK(kt_ss_is_locked(&locked) == 0) && CHECK(locked);
-}
-
-/** Unlocks the default collection and checks that it is unlocked. */
-static int unlock(void)
-{
-    int locked = 1;
-    return CHECK(kt_ss_unlock() == 0) && CHECK(kt_ss_is_locked(&locked) == 0) && CHECK(!locked);
-}
-
 TEST_ON(KT_SECRET_SERVICE, locked_collection_is_elocked_not_absent)
 {
     kk_keychain *kc = kt_open();
@@ -67,7 +53,7 @@ TEST_ON(KT_SECRET_SERVICE, locked_collection_is_elocked_not_absent)
     CHECK_STATUS(kk_observe(kc, svc, "acct", remember, &seen, NULL, &token), KK_OK);
     seen.calls = 0;
 
-    if (lock()) {
+    if (kt_lock_checked()) {
         char *value = KT_SENTINEL;
         CHECK_STATUS(kk_get(kc, svc, "acct", &value, NULL), KK_ELOCKED);
         CHECK(value == NULL);
@@ -101,7 +87,7 @@ TEST_ON(KT_SECRET_SERVICE, locked_collection_is_elocked_not_absent)
         CHECK_EQ(count, 0);
     }
     /* The same handle works again once the user unlocks; nothing changed. */
-    if (unlock()) {
+    if (kt_unlock_checked()) {
         CHECK_VALUE(kc, svc, "acct", "before", 6);
         int count = -1;
         CHECK(kt_ss_count_items(svc, "new", &count) == 0);
@@ -121,7 +107,7 @@ TEST_ON(KT_SECRET_SERVICE, absent_is_only_said_of_what_can_be_seen)
     const char *svc = kt_service();
     CHECK_STATUS(kk_set(kc, svc, "present", "v", 1), KK_OK);
     CHECK_ABSENT(kc, svc, "absent"); /* remembered as absent */
-    if (lock()) {
+    if (kt_lock_checked()) {
         /* gnome-keyring and KWallet list a locked collection's items, so
          * the search proves absence; KeePassXC shows none of them. */
         kk_status absent = server_hides_locked_items() ? KK_ELOCKED : KK_ENOTFOUND;
@@ -143,7 +129,7 @@ TEST_ON(KT_SECRET_SERVICE, absent_is_only_said_of_what_can_be_seen)
         }
         kk_list_free(accounts);
     }
-    if (unlock()) {
+    if (kt_unlock_checked()) {
         CHECK_ABSENT(kc, svc, "absent");
         CHECK_STATUS(kk_remove(kc, svc, "present"), KK_OK);
     }
