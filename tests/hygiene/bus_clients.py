@@ -11,12 +11,14 @@ input (one per line), never from arguments.
     python3 bus_clients.py plain SERVICE ACCOUNT     < SECRET
         The control, with python3-dbus and no KeychainKit: opens a `plain`
         transfer session and stores SECRET with CreateItem in the default
-        collection, in clear on the bus, then reads it back with GetSecret.
+        collection (completing KeePassXC's confirmation prompt), in clear on
+        the bus, then reads it back with GetSecret.
 
 Exits 0 when everything worked; otherwise prints why and exits 1.
 """
 
 import sys
+import time
 
 
 def secrets(count):
@@ -67,7 +69,17 @@ def plain(service, account):
     )
     item, prompt = collection.CreateItem(properties, value, True)
     if prompt != "/":
-        sys.exit(f"CreateItem asked for a prompt: {prompt}")
+        # KeePassXC confirms every create: complete the prompt, then find
+        # the item it created.
+        dbus.Interface(bus.get_object(name, prompt), "org.freedesktop.Secret.Prompt").Prompt("")
+        for _ in range(250):
+            found, _locked = svc.SearchItems({"service": service, "username": account})
+            if found:
+                item = found[0]
+                break
+            time.sleep(0.02)
+        else:
+            sys.exit(f"the item of CreateItem's prompt {prompt} never appeared")
     item_iface = dbus.Interface(bus.get_object(name, item), "org.freedesktop.Secret.Item")
     _, _, stored, _ = item_iface.GetSecret(session)
     if bytes(stored) != secret.encode("ascii"):

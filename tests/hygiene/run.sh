@@ -5,7 +5,8 @@
 # in error messages (test_error_messages.c) nor in Secret Service labels
 # and attributes (test_item_metadata.c), reading absent keys costs bounded
 # memory (test_bounded_memory.c), no secret crosses the bus in clear
-# (bus_monitor.sh: dbus-monitor records the private bus), the CLI never
+# (bus_monitor.sh: dbus-monitor records the private bus, on gnome-keyring,
+# KWallet and KeePassXC), the CLI never
 # takes a secret in argv (cli.sh) and gives no heap block back to the
 # allocator holding one (cli_free_scan.sh: an LD_PRELOAD object,
 # cli_free_scan/preload.c, searches every block the CLI frees or
@@ -93,6 +94,8 @@ echo "== CLI (private keyring)"
 run cli "$harness" "$here/cli.sh" "$cli"
 echo "== no secret on the bus (dbus-monitor, private keyring)"
 run bus-monitor "$harness" "$here/bus_monitor.sh" "$cli" "$libdir"
+run bus-monitor-kwallet "$root/scripts/with-kwallet.sh" "$here/bus_monitor.sh" "$cli" "$libdir"
+run bus-monitor-keepassxc "$root/scripts/with-keepassxc.sh" "$here/bus_monitor.sh" "$cli" "$libdir"
 echo "== no freed heap block holds the secret in the CLI (LD_PRELOAD scan, private keyring)"
 if [ "$scan_built" -eq 1 ]; then
     run cli-free-scan "$harness" "$here/cli_free_scan.sh" "$cli" "$scan_so" "$scan_control"
