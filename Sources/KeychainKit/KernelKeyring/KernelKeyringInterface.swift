@@ -78,7 +78,8 @@ public final class KernelKeyringInterface: KeychainInterfaceProtocol, Sendable {
         let ring = try keyring.resolve()
         guard let serial = try find(key, in: ring) else { throw .itemNotFound }
         let result = keychainkit_key_unlink(serial, ring)
-        guard result == 0 else { throw KernelKeyringFailure.error(-result, "unlinking a key") }
+        // ENOENT: another writer unlinked it since it was found.
+        guard result == 0 else { throw -result == ENOENT ? .itemNotFound : KernelKeyringFailure.error(-result, "unlinking a key") }
     }
 
     public func accounts(inService service: String) throws(KeychainError) -> [String] {

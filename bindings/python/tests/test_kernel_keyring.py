@@ -84,3 +84,33 @@ def test_no_secret_service_names_the_kernel_keyring(secret_service: None, servic
             kc.value("token")
     assert "kk_open_kernel_keyring" in str(caught.value)
     assert "KEYCHAINKIT_BACKEND=kernel" in str(caught.value)
+
+
+def test_keychains_racing_to_set_and_remove_one_key_see_no_error(session_keyring: None, service: str) -> None:
+    # A removal that finds the key another keychain unlinks meanwhile is a
+    # removal of an absent key, not an error (the kernel says ENOENT).
+    import threading
+
+    errors: list = []
+
+    def work(seed: int) -> None:
+        with Keychain.kernel_keyring(service=service, keyring="session") as kc:
+            for index in range(1500):
+                account = "ab"[(seed + index) % 2]
+                try:
+                    if (seed * 7 + index) % 3 == 0:
+                        kc.remove_value(account)
+                    else:
+                        kc[account] = f"{seed}:{index}"
+                        kc.get(account)
+                except Exception as error:  # every error is unexpected
+                    errors.append(repr(error))
+
+    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    with Keychain.kernel_keyring(service=service, keyring="session") as kc:
+        kc.clear()
