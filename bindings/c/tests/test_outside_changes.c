@@ -394,10 +394,14 @@ TEST_ON(KT_SECRET_SERVICE, a_write_collapsing_duplicates_is_a_change_not_a_remov
     REQUIRE(make_two_items(t.svc = kt_service(), "dup"));
     REQUIRE(two_handles_open(&t, "dup"));  // a knows both items
     CHECK_STATUS(set_str(t.b, t.svc, "dup", "collapsed by b"), KK_OK);
-    CHECK_EQ(wait_for(&t.log, KK_EVENT_CHANGED, 1, ARRIVAL_MS), 1);
+    CHECK(wait_for(&t.log, KK_EVENT_CHANGED, 1, ARRIVAL_MS) >= 1);
     kt_sleep_ms(QUIET_MS);
     CHECK_EQ(count(&t.log, KK_EVENT_DELETED), 0);
-    CHECK_EQ(count(&t.log, KK_EVENT_CHANGED), 1);
+    /* The new value and the duplicate's removal are one callback when they
+     * reach the watcher within the 25 ms coalescing window, two otherwise
+     * (seen on KWallet on a loaded machine): never more. */
+    int changes = count(&t.log, KK_EVENT_CHANGED);
+    CHECK(changes == 1 || changes == 2);
     CHECK_GOT(t.a, t.svc, "dup", "collapsed by b");
     CHECK_STATUS(kk_remove(t.a, t.svc, "dup"), KK_OK);
     two_handles_close(&t);
