@@ -84,7 +84,13 @@ final class SecretServiceConnection {
     func knownHiddenCollections() throws(SecretServiceFailure) -> [String] {
         refreshCache()
         if let known = cache.hiddenCollections { return known }
+        return try freshHiddenCollections()
+    }
+
+    /// ``hiddenCollections()`` asked of the service now, and remembered.
+    func freshHiddenCollections() throws(SecretServiceFailure) -> [String] {
         let hidden = try hiddenCollections()
+        refreshCache()
         cache.hiddenCollections = hidden
         return hidden
     }

@@ -252,7 +252,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         try withConnection { connection throws(SecretServiceFailure) in
             try requireNoHiddenCollections(on: connection)
             let found = try connection.searchItems([Names.Attribute.service: service])
-            try requireNoHiddenCollections(on: connection)
+            try requireNoHiddenCollections(on: connection, asking: true)
             let paths = found.unlocked + found.locked
             var accounts: [String] = []
             var seen = Set<[UInt8]>()  // by bytes: canonically equal names are distinct accounts
@@ -323,14 +323,18 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     /// Throws when a locked collection hides its items from searches
     /// (KeePassXC, for a locked database), naming them: a search proves
-    /// nothing about what they hold. Checked before a search too, since
-    /// KeePassXC (with its default UnlockBeforeSearch) answers a search of
-    /// a locked database only once its unlock dialog is answered; and after
-    /// it, from the signals that came with its reply, so a collection locked
-    /// just before is seen. What is known is kept until a collection changes
-    /// (``SecretServiceConnection/knownHiddenCollections()``).
-    private func requireNoHiddenCollections(on connection: SecretServiceConnection) throws(SecretServiceFailure) {
-        let hidden = try connection.knownHiddenCollections()
+    /// nothing about what they hold. Before a search, from what is known
+    /// until a collection changes
+    /// (``SecretServiceConnection/knownHiddenCollections()``): KeePassXC
+    /// (with its default UnlockBeforeSearch) answers a search of a locked
+    /// database only once its unlock dialog is answered. After a search
+    /// that found nothing, `asking` the service afresh: KeePassXC announces
+    /// a lock after it has already stopped showing the items (measured: a
+    /// read right after a lock found nothing before the signal came).
+    private func requireNoHiddenCollections(
+        on connection: SecretServiceConnection, asking: Bool = false
+    ) throws(SecretServiceFailure) {
+        let hidden = asking ? try connection.freshHiddenCollections() : try connection.knownHiddenCollections()
         if !hidden.isEmpty { throw SecretServiceFailure.locked(hidden, "a collection that hides its items is") }
     }
 
@@ -475,7 +479,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         try requireNoHiddenCollections(on: connection)
         let (unlocked, locked) = try connection.searchItems(
             [Names.Attribute.service: key.service, Names.Attribute.account: key.account])
-        try requireNoHiddenCollections(on: connection)
+        try requireNoHiddenCollections(on: connection, asking: unlocked.isEmpty && locked.isEmpty)
         let found = Found(unlocked: unlocked, locked: locked, chosen: try newest(unlocked, on: connection))
         if found.locked.isEmpty && unlocked.count < 2 {
             connection.cache.store(key, chosen: found.chosen, all: unlocked)
