@@ -559,22 +559,39 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         a.utf8.count != b.utf8.count ? a.utf8.count < b.utf8.count : a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
-    /// The most recently modified of `paths` (within one second, the last by
-    /// path order: the most recently created in a collection), so that
-    /// duplicates another tool left behind are read consistently; `nil` when empty.
+    /// The most recently modified of `paths`, so that duplicates another
+    /// tool left behind are read consistently; `nil` when empty.
+    ///
+    /// Modification times have one-second resolution. Among items modified
+    /// in the same second, one another tool wrote (without our `xdg:schema`)
+    /// is newer than ours: our writes leave the key one item, so a
+    /// duplicate beside ours came after. Among the rest, the last by path
+    /// order (creation order within a gnome-keyring collection; KeePassXC's
+    /// paths are random, hence the first rule).
     private func newest(
         _ paths: [String], on connection: SecretServiceConnection
     ) throws(SecretServiceFailure) -> String? {
         guard paths.count > 1 else { return paths.first }
-        var best: (modified: UInt64, path: String)?
+        var latest: [String] = []
+        var latestModified: UInt64 = 0
         for path in paths {
             let reply = try connection.itemProperty(Names.Item.modified, at: path)
             let modified = try reply.enter("v", "t") { () throws(SecretServiceFailure) in try reply.readUInt64() }
-            if let current = best, current.modified > modified
-                || current.modified == modified && !Self.precedes(current.path, path) { continue }
-            best = (modified, path)
+            if modified > latestModified || latest.isEmpty {
+                latest = [path]
+                latestModified = modified
+            } else if modified == latestModified {
+                latest.append(path)
+            }
         }
-        return best?.path
+        if latest.count > 1 {
+            var foreign: [String] = []
+            for path in latest where try connection.itemAttributes(at: path)?[Names.Attribute.schema] != Self.schemaName {
+                foreign.append(path)
+            }
+            if !foreign.isEmpty { latest = foreign }
+        }
+        return latest.max(by: Self.precedes)
     }
 
     /// The bound on a confirmation prompt: the call timeout when unlock
