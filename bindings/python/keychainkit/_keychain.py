@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import functools
 import weakref
 from collections.abc import Mapping, MutableMapping
 from ctypes import byref, c_size_t, c_uint64, c_void_p
@@ -488,10 +489,13 @@ class Keychain(MutableMapping[str, str]):
         except BaseException:
             registration.retire()
             raise
-        return Observation(self, token.value, registration.id, service if service is not None else self._service, account)
-
-    def _has_registration(self, registration_id: int) -> bool:
-        return registration_id in self._observers and not self.closed
+        registration_id = registration.id  # not the registration: closing must free the callback
+        return Observation(
+            service if service is not None else self._service,
+            account,
+            registered=lambda: registration_id in self._observers and not self.closed,
+            unregister=functools.partial(self._unobserve, token.value),
+        )
 
     def _unobserve(self, token: int) -> None:
         try:
