@@ -22,10 +22,13 @@ import os
 from pathlib import Path
 from typing import Iterable, Iterator, List, Mapping, NamedTuple, Optional
 
+from ._version import package_version
+
 ENV_VAR = "KEYCHAINKIT_LIBRARY"
 SONAME = "libkeychainkit.so.0"
-REQUIRED_MAJOR = 0
-REQUIRED_MINOR = 5  # kk_open_kernel_keyring_in (0.5), kk_open_memory_shared and outside-change events (0.4), kk_exists (0.3), kk_list (0.2)
+# This binding declares every function of the header it was built from, so
+# it needs a library of that version's major and at least its minor.
+REQUIRED_MAJOR, REQUIRED_MINOR = (int(part) for part in package_version().split(".")[:2])
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
