@@ -12,6 +12,9 @@
 #   make check-extended
 #                   the slower reliability checks: the Swift suite under
 #                   ThreadSanitizer and a bounded libFuzzer run (FUZZ_SECONDS)
+#   make wheel      build the Python package as a wheel in build/ that carries
+#                   libkeychainkit.so (needs neither the toolchain nor an
+#                   installed library where it is pip-installed)
 #   make install    install the library, header, pkg-config file and tool
 #                   (PREFIX=/usr/local, DESTDIR= for staging) as built by
 #                   make lib cli, without building again: sudo needs no swift
@@ -36,7 +39,7 @@ LIB      := $(BUILD)/lib/$(REALNAME)
 CLI      := $(BUILD)/bin/keychainkit
 PYTHON    = $(shell scripts/python-venv.sh)
 
-.PHONY: all demo deps release lib cli install uninstall test test-swift test-c test-python test-cli test-packaging test-abi test-bench test-readme test-hygiene test-sanitizers check-extended bench clean FORCE
+.PHONY: all demo deps release lib cli wheel install uninstall test test-swift test-c test-python test-cli test-packaging test-abi test-bench test-readme test-hygiene test-sanitizers check-extended bench clean FORCE
 
 all: lib cli
 
@@ -90,6 +93,24 @@ $(CLI): $(STAMP)
 	strip -o $@ $(RELEASE)/keychainkit-cli
 
 FORCE:
+
+# The Python package with the library inside, built from a staged copy of
+# bindings/python (the source tree never holds a library that a later
+# `pip install bindings/python` would ship); the copy keeps the repository's
+# layout so that setup.py finds the header, the version's source.
+WHEEL_STAGE := $(BUILD)/wheel-stage
+wheel: $(LIB)
+	rm -rf $(WHEEL_STAGE) $(BUILD)/keychainkit-*.whl
+	mkdir -p $(WHEEL_STAGE)/bindings/python $(WHEEL_STAGE)/include
+	cp -R bindings/python/pyproject.toml bindings/python/setup.py bindings/python/README.md \
+	    bindings/python/keychainkit $(WHEEL_STAGE)/bindings/python/
+	rm -rf $(WHEEL_STAGE)/bindings/python/keychainkit/__pycache__
+	cp include/keychainkit.h $(WHEEL_STAGE)/include/
+	cp $(LIB) $(WHEEL_STAGE)/bindings/python/keychainkit/$(SONAME)
+	$(PYTHON) -m pip wheel --quiet --disable-pip-version-check --no-deps --no-build-isolation \
+	    --wheel-dir $(BUILD) $(WHEEL_STAGE)/bindings/python
+	rm -rf $(WHEEL_STAGE)
+	@ls $(BUILD)/keychainkit-*.whl
 
 # Installs what `make lib cli` built; needs no toolchain when that is up to
 # date. The .pc file is written here, for this PREFIX and LIBDIR.

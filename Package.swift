@@ -1,8 +1,19 @@
 // swift-tools-version:6.0
+import Foundation  // the manifest's only: reads the header below
 import PackageDescription
 
-/// The ABI major version: the soname is libkeychainkit.so.<abiMajor>.
-let abiMajor = 0
+/// The ABI major version, `KK_VERSION_MAJOR` of include/keychainkit.h (the
+/// one source of the version): the soname is libkeychainkit.so.<abiMajor>.
+let abiMajor: String = {
+    let header = "\(Context.packageDirectory)/include/keychainkit.h"
+    let text = (try? String(contentsOfFile: header, encoding: .utf8)) ?? ""
+    let prefix = "#define KK_VERSION_MAJOR "
+    guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }),
+          let major = Int(line.dropFirst(prefix.count)) else {
+        fatalError("\(header): no \(prefix)<number>")
+    }
+    return String(major)
+}()
 
 let package = Package(
     name: "KeychainKit",

@@ -4,7 +4,9 @@
 # pkg-config against the installed prefix, and that program running on a
 # machine without the Swift toolchain (its directory hidden by a private
 # mount namespace); that the build is up to date for make right after it, and
-# that make install of it needs no swift on PATH (as under sudo). Prints
+# that make install of it needs no swift on PATH (as under sudo); that every
+# version derives from the header's; and that the wheel of make wheel carries
+# the library and works pip-installed with the toolchain hidden. Prints
 # `N passed, N failed`; exits non-zero on failure.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -104,6 +106,83 @@ without_swift_toolchain() {
         sh "$work/empty" "$swift_root" "$stage$prefix/lib" "$work/consumer" "$stage$prefix/bin/keychainkit"
 }
 check "the C program and the keychainkit tool run with the Swift toolchain hidden" without_swift_toolchain
+
+# One source of the version: KK_VERSION_* in the header. Everything else
+# derives it; each derived value is compared with the header's here.
+header_version="$version.$(sed -n 's/^#define KK_VERSION_MINOR \([0-9]*\)/\1/p' include/keychainkit.h).$(sed -n 's/^#define KK_VERSION_PATCH \([0-9]*\)/\1/p' include/keychainkit.h)"
+versions_agree() {
+    local made swift_soname
+    made=$(make -s --no-print-directory --eval='print-version: ; @echo $(VERSION)' print-version) || return 1
+    [ "$made" = "$header_version" ] || { echo "Makefile VERSION $made, header $header_version"; return 1; }
+    swift_soname=$(swift package dump-package | grep -o 'soname=libkeychainkit\.so\.[0-9]*') || return 1
+    [ "$swift_soname" = "soname=libkeychainkit.so.$version" ] || { echo "Package.swift: $swift_soname, header major $version"; return 1; }
+    [ "$(readlink -f build/lib/libkeychainkit.so)" = "$(readlink -f "build/lib/libkeychainkit.so.$header_version")" ] ||
+        { echo "build/lib/libkeychainkit.so is not libkeychainkit.so.$header_version"; return 1; }
+    # The Python package states no version of its own.
+    grep -qx 'dynamic = \["version"\]' bindings/python/pyproject.toml || { echo "pyproject.toml: version not dynamic"; return 1; }
+    ! grep -nE '^version *=' bindings/python/pyproject.toml || { echo "pyproject.toml states a version"; return 1; }
+    ! grep -nE '__version__ *= *["0-9]' bindings/python/keychainkit/__init__.py || { echo "__init__.py states a version"; return 1; }
+}
+check "one version ($header_version): Makefile, Package.swift soname, library file, pyproject.toml dynamic" versions_agree
+
+# The wheel: built by make wheel, tagged for this platform, carrying the
+# library; then installed with pip into a fresh venv and used, on the memory
+# and Secret Service backends, with the Swift toolchain hidden and neither
+# KEYCHAINKIT_LIBRARY nor LD_LIBRARY_PATH set.
+wheel_is_built_and_carries_the_library() {
+    make -s wheel >/dev/null || return 1
+    local wheels=(build/keychainkit-*.whl)
+    [ "${#wheels[@]}" -eq 1 ] && [ -f "${wheels[0]}" ] || { echo "wheels: ${wheels[*]}"; return 1; }
+    local expected="keychainkit-$header_version-py3-none-linux_$(uname -m).whl"
+    [ "$(basename "${wheels[0]}")" = "$expected" ] || { echo "wheel ${wheels[0]}, expected $expected"; return 1; }
+    unzip -p "${wheels[0]}" "keychainkit-$header_version.dist-info/WHEEL" | grep -qx 'Root-Is-Purelib: false' || return 1
+    unzip -p "${wheels[0]}" "keychainkit/libkeychainkit.so.$version" > "$work/bundled.so" || return 1
+    cmp "$work/bundled.so" "$lib"
+}
+check "make wheel: keychainkit-$header_version-py3-none-linux_$(uname -m).whl, with build/lib's libkeychainkit.so.$version inside" \
+    wheel_is_built_and_carries_the_library
+
+cat > "$work/use_wheel.py" <<'PY'
+import importlib.metadata, os, sys, sysconfig
+import keychainkit
+from keychainkit import Keychain
+expected = sys.argv[1]
+package = os.path.dirname(keychainkit.__file__)
+assert package.startswith(sysconfig.get_paths()["platlib"]), package
+assert keychainkit.library_path() == os.path.join(package, "libkeychainkit.so.0"), keychainkit.library_path()
+versions = (keychainkit.__version__, importlib.metadata.version("keychainkit"), keychainkit.library_version())
+assert versions == (expected,) * 3, versions
+backends = [Keychain.in_memory(service="wheel-check")]
+if os.environ.get("KEYCHAINKIT_TEST_KEYRING") == "private":
+    backends.append(Keychain(service="wheel-check", prompts="never"))
+for kc in backends:
+    with kc:
+        kc["account"] = "value"
+        assert kc["account"] == "value" and list(kc) == ["account"]
+        del kc["account"]
+        assert "account" not in kc
+    print("ok", kc.backend)
+PY
+
+without_swift_toolchain_the_wheel_works() {
+    local swift_root
+    swift_root=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
+    mkdir -p "$work/empty"
+    # In a mount namespace where the toolchain is hidden (checked), with no
+    # swift on PATH: a fresh venv, pip install of the wheel (nothing from an
+    # index), then the check from a neutral directory, on its own and inside
+    # a private Secret Service.
+    (cd "$work" && env -u KEYCHAINKIT_LIBRARY -u LD_LIBRARY_PATH -u PYTHONPATH PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+        unshare -m sh -c 'mount --bind "$1" "$2" && ! ls "$2"/lib/swift >/dev/null 2>&1 &&
+                          ! command -v swift && python3 -m venv venv &&
+                          venv/bin/python -m pip install --quiet --disable-pip-version-check --no-index "$3" &&
+                          venv/bin/python use_wheel.py "$4" && "$5" venv/bin/python use_wheel.py "$4"' \
+            sh "$work/empty" "$swift_root" "$(ls "$root"/build/keychainkit-*.whl)" "$header_version" \
+            "$root/scripts/with-secret-service.sh") || return 1
+    grep -qx 'ok secret-service' "$work/out" || { echo "the Secret Service check did not run"; return 1; }
+}
+check "the wheel, pip-installed in a fresh venv with the toolchain hidden, loads its own library (memory, Secret Service)" \
+    without_swift_toolchain_the_wheel_works
 
 uninstalled() {
     make -s uninstall PREFIX=$prefix DESTDIR="$stage" &&

@@ -32,8 +32,11 @@ from ._events import ChangeEvent, EventKind
 from ._keychain import Keychain
 from ._observation import Observation
 from ._status import Status
+from ._version import package_version
 
-__version__ = "0.5.0"
+__version__: str = package_version()
+"""This package's version, the one of the ``include/keychainkit.h`` it was
+built from (see :func:`library_version` for the loaded library's)."""
 
 MAX_VALUE_SIZE: int = _ffi.MAX_VALUE_SIZE
 """The largest value the library stores, in bytes (16 MiB)."""

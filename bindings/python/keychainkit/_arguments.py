@@ -7,7 +7,7 @@ error message; names (accounts, services) are, since they are not secret.
 
 from __future__ import annotations
 
-from typing import Optional, Union
+from typing import Union
 
 from ._errors import InvalidArgument
 
@@ -29,11 +29,6 @@ def encode_name(name: object, what: str) -> bytes:
     except UnicodeEncodeError as error:
         position = error.start
     raise InvalidArgument(f"the {what} {name!r} is not valid Unicode text (lone surrogate at index {position})")
-
-
-def encode_optional_name(name: Optional[object], what: str) -> Optional[bytes]:
-    """Like :func:`encode_name`, with ``None`` passed through."""
-    return None if name is None else encode_name(name, what)
 
 
 def encode_value(value: object) -> bytes:

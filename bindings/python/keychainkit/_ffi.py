@@ -1,6 +1,8 @@
 """ctypes declarations of every function in keychainkit.h, on the loaded library.
 
-Handles are ``c_void_p`` (``kk_keychain *``); statuses and event kinds are
+Handles are :class:`KeychainPointer` (``kk_keychain *``), an opaque pointer
+type of their own, so a handle cannot be passed where another pointer is
+expected, nor the reverse; statuses and event kinds are
 ``c_int`` (C enums); ``kk_get``'s value comes back through a ``c_void_p``
 (not ``c_char_p``, which would stop at the first NUL and lose the pointer
 that ``kk_secret_free`` must release). ``kk_list``'s ``char ***`` is a
@@ -22,6 +24,10 @@ OBSERVER = CFUNCTYPE(None, c_int, c_char_p, c_char_p, c_int, c_void_p)
 
 DESTROY = CFUNCTYPE(None, c_void_p)
 """``void (*destroy)(void *userdata)``."""
+
+class KeychainPointer(c_void_p):
+    """``kk_keychain *``: an open handle, opaque to Python."""
+
 
 ACCOUNT_LIST = POINTER(c_char_p)
 """``char **``: the NULL-terminated array ``kk_list`` returns."""
@@ -50,23 +56,23 @@ _PROTOTYPES: Dict[str, Tuple[Any, Sequence[Any]]] = {
     "kk_version_string": (c_char_p, []),
     "kk_status_string": (c_char_p, [c_int]),
     "kk_error_message": (c_char_p, []),
-    "kk_open_secret_service": (c_int, [POINTER(c_void_p)]),
+    "kk_open_secret_service": (c_int, [POINTER(KeychainPointer)]),
     "kk_secret_service_options_init": (c_int, [POINTER(SecretServiceOptions), c_uint]),
-    "kk_open_secret_service_with": (c_int, [POINTER(SecretServiceOptions), POINTER(c_void_p)]),
-    "kk_open_memory": (c_int, [POINTER(c_void_p)]),
-    "kk_open_memory_shared": (c_int, [c_void_p, POINTER(c_void_p)]),
-    "kk_open_kernel_keyring": (c_int, [POINTER(c_void_p)]),
-    "kk_open_kernel_keyring_in": (c_int, [c_int, POINTER(c_void_p)]),
-    "kk_close": (None, [c_void_p]),
-    "kk_get": (c_int, [c_void_p, c_char_p, c_char_p, POINTER(c_void_p), POINTER(c_size_t)]),
-    "kk_exists": (c_int, [c_void_p, c_char_p, c_char_p]),
-    "kk_set": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p, c_size_t]),
-    "kk_remove": (c_int, [c_void_p, c_char_p, c_char_p]),
-    "kk_list": (c_int, [c_void_p, c_char_p, POINTER(ACCOUNT_LIST), POINTER(c_size_t)]),
+    "kk_open_secret_service_with": (c_int, [POINTER(SecretServiceOptions), POINTER(KeychainPointer)]),
+    "kk_open_memory": (c_int, [POINTER(KeychainPointer)]),
+    "kk_open_memory_shared": (c_int, [KeychainPointer, POINTER(KeychainPointer)]),
+    "kk_open_kernel_keyring": (c_int, [POINTER(KeychainPointer)]),
+    "kk_open_kernel_keyring_in": (c_int, [c_int, POINTER(KeychainPointer)]),
+    "kk_close": (None, [KeychainPointer]),
+    "kk_get": (c_int, [KeychainPointer, c_char_p, c_char_p, POINTER(c_void_p), POINTER(c_size_t)]),
+    "kk_exists": (c_int, [KeychainPointer, c_char_p, c_char_p]),
+    "kk_set": (c_int, [KeychainPointer, c_char_p, c_char_p, c_char_p, c_size_t]),
+    "kk_remove": (c_int, [KeychainPointer, c_char_p, c_char_p]),
+    "kk_list": (c_int, [KeychainPointer, c_char_p, POINTER(ACCOUNT_LIST), POINTER(c_size_t)]),
     "kk_list_free": (None, [ACCOUNT_LIST]),
     "kk_secret_free": (None, [c_void_p]),
-    "kk_observe": (c_int, [c_void_p, c_char_p, c_char_p, OBSERVER, c_void_p, DESTROY, POINTER(c_uint64)]),
-    "kk_unobserve": (c_int, [c_void_p, c_uint64]),
+    "kk_observe": (c_int, [KeychainPointer, c_char_p, c_char_p, OBSERVER, c_void_p, DESTROY, POINTER(c_uint64)]),
+    "kk_unobserve": (c_int, [KeychainPointer, c_uint64]),
 }
 
 library = load(_PROTOTYPES)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import threading
 import weakref
-from ctypes import byref, c_void_p
+from ctypes import byref
 from types import TracebackType
 from typing import Any, Callable, Optional, Type
 
@@ -32,11 +32,11 @@ class Handle:
     def __init__(self, opener: Callable[[Any], int]) -> None:
         """Opens a handle with ``opener`` (``kk_open_memory`` or
         ``kk_open_secret_service``); raises the mapped error on failure."""
-        pointer = c_void_p()
+        pointer = _ffi.KeychainPointer()
         status = opener(byref(pointer))
         if status != 0:
             raise _ffi.failure(status)
-        self._pointer: Optional[c_void_p] = pointer
+        self._pointer: Optional[_ffi.KeychainPointer] = pointer
         self._lock = threading.Lock()
         self._calls = 0
         self._closing = False
@@ -51,7 +51,7 @@ class Handle:
         """Whether :meth:`close` was called."""
         return self._closing
 
-    def __enter__(self) -> c_void_p:
+    def __enter__(self) -> _ffi.KeychainPointer:
         """Starts a call: returns the pointer, or raises :class:`KeychainClosed`."""
         with self._lock:
             if self._closing or self._pointer is None:
@@ -80,7 +80,7 @@ class Handle:
         if pointer is not None:
             _ffi.kk_close(pointer)
 
-    def _take_if_idle(self) -> Optional[c_void_p]:
+    def _take_if_idle(self) -> Optional[_ffi.KeychainPointer]:
         if not self._closing or self._calls or self._pointer is None:
             return None
         pointer, self._pointer = self._pointer, None

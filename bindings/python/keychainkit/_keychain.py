@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import functools
 import weakref
 from collections.abc import Mapping, MutableMapping
 from ctypes import byref, c_size_t, c_uint64, c_void_p
@@ -10,7 +11,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Type, Union, cast
 
 from . import _ffi
-from ._arguments import Value, encode_name, encode_optional_name, encode_value
+from ._arguments import Value, encode_name, encode_value
+from ._default_service import default_service
 from ._errors import InvalidArgument, ItemNotFound, KeychainClosed, KeychainError
 from ._events import ChangeEvent
 from ._handle import Handle
@@ -82,8 +84,10 @@ class Keychain(MutableMapping[str, str]):
     :meth:`clear` removes it like any other.
 
     Every method accepts ``service=None``, meaning the keychain's own
-    ``service``, itself ``None`` by default: the library's default service,
-    the program's name. A handle may be used from many threads; close it
+    ``service``. A keychain opened without one uses the running program's
+    name (see :attr:`service`): the script's name without ``.py``, the
+    module's name under ``python -m``, ``"python"`` for ``python -c`` and
+    the interactive interpreter. A handle may be used from many threads; close it
     with :meth:`close` or a ``with`` block.
     """
 
@@ -192,8 +196,8 @@ class Keychain(MutableMapping[str, str]):
         return keychain
 
     def _open(self, opener: Callable[[Any], int], backend: str, service: Optional[str]) -> None:
-        self._service_name = encode_optional_name(service, "service")
-        self._service = service
+        self._service: str = default_service() if service is None else service
+        self._service_name = encode_name(self._service, "service")
         self._backend = backend
         self._observers = {}
         self._handle = Handle(opener)
@@ -234,8 +238,14 @@ class Keychain(MutableMapping[str, str]):
         self.close()
 
     @property
-    def service(self) -> Optional[str]:
-        """The default service of this keychain (``None``: the program's name)."""
+    def service(self) -> str:
+        """The default service of this keychain: the ``service`` it was
+        opened with, or else the running Python program's name —
+        ``"tool"`` for ``python tool.py``, ``./tool.py`` or an installed
+        console script ``tool``; ``"package.module"`` for ``python -m
+        package.module`` (``"package"`` for ``python -m package``);
+        ``"python"`` for ``python -c`` and the interactive interpreter.
+        Never the interpreter's name, which every script would share."""
         return self._service
 
     @property
@@ -488,10 +498,13 @@ class Keychain(MutableMapping[str, str]):
         except BaseException:
             registration.retire()
             raise
-        return Observation(self, token.value, registration.id, service if service is not None else self._service, account)
-
-    def _has_registration(self, registration_id: int) -> bool:
-        return registration_id in self._observers and not self.closed
+        registration_id = registration.id  # not the registration: closing must free the callback
+        return Observation(
+            service if service is not None else self._service,
+            account,
+            registered=lambda: registration_id in self._observers and not self.closed,
+            unregister=functools.partial(self._unobserve, token.value),
+        )
 
     def _unobserve(self, token: int) -> None:
         try:
@@ -504,15 +517,14 @@ class Keychain(MutableMapping[str, str]):
 
     # -- helpers -------------------------------------------------------------
 
-    def _key(self, account: object, service: Optional[object]) -> Tuple[Optional[bytes], bytes]:
+    def _key(self, account: object, service: Optional[object]) -> Tuple[bytes, bytes]:
         account_name = encode_name(account, "account")
         if service is None:
             return self._service_name, account_name
         return encode_name(service, "service"), account_name
 
     def _describe_service(self, service: Optional[object]) -> str:
-        service = self._service if service is None else service
-        return "the default service" if service is None else f"service {service!r}"
+        return f"service {self._service if service is None else service!r}"
 
     def _describe(self, account: object, service: Optional[object]) -> str:
         return f"{self._describe_service(service)}, account {account!r}"

@@ -5,7 +5,8 @@ binding declares and has a compatible version wins):
 
 1. ``$KEYCHAINKIT_LIBRARY`` when set: then it is the *only* candidate, so a
    wrong path is an error rather than a silent fallback to another library;
-2. a library shipped inside this package (``keychainkit/libkeychainkit.so*``);
+2. a library shipped inside this package (``keychainkit/libkeychainkit.so*``,
+   which the wheel ``make wheel`` builds carries);
 3. the versioned soname ``libkeychainkit.so.0`` through the dynamic loader
    (``LD_LIBRARY_PATH``, ``/etc/ld.so.cache``, default directories);
 4. whatever ``ctypes.util.find_library("keychainkit")`` names.
@@ -22,10 +23,13 @@ import os
 from pathlib import Path
 from typing import Iterable, Iterator, List, Mapping, NamedTuple, Optional
 
+from ._version import package_version
+
 ENV_VAR = "KEYCHAINKIT_LIBRARY"
 SONAME = "libkeychainkit.so.0"
-REQUIRED_MAJOR = 0
-REQUIRED_MINOR = 5  # kk_open_kernel_keyring_in (0.5), kk_open_memory_shared and outside-change events (0.4), kk_exists (0.3), kk_list (0.2)
+# This binding declares every function of the header it was built from, so
+# it needs a library of that version's major and at least its minor.
+REQUIRED_MAJOR, REQUIRED_MINOR = (int(part) for part in package_version().split(".")[:2])
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
@@ -101,5 +105,6 @@ def load(symbols: Iterable[str], found: Optional[Iterable[Candidate]] = None) ->
     raise ImportError(
         "keychainkit: cannot load libkeychainkit, the KeychainKit C library. Tried:\n  - "
         + "\n  - ".join(failures)
-        + f"\nInstall it (make install, then ldconfig) or set {ENV_VAR} to its path."
+        + "\nInstall the wheel of `make wheel`, which carries it; or install it (make install, then ldconfig)"
+        + f" or set {ENV_VAR} to its path."
     )

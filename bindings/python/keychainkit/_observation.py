@@ -1,13 +1,15 @@
-"""The handle :meth:`Keychain.observe` returns."""
+"""The handle :meth:`Keychain.observe` returns.
+
+An :class:`Observation` knows nothing of the keychain: it is handed the two
+callables it needs (is the registration still there, and remove it), so this
+module imports nothing of the package.
+"""
 
 from __future__ import annotations
 
 import threading
 from types import TracebackType
-from typing import TYPE_CHECKING, Optional, Type
-
-if TYPE_CHECKING:
-    from ._keychain import Keychain
+from typing import Callable, Optional, Tuple, Type
 
 
 class Observation:
@@ -24,21 +26,28 @@ class Observation:
     keychain's :meth:`~Keychain.close`.
     """
 
-    def __init__(self, keychain: "Keychain", token: int, registration_id: int, service: Optional[str], account: str) -> None:
-        self._keychain: Optional["Keychain"] = keychain
-        self._token = token
-        self._registration_id = registration_id
+    def __init__(
+        self,
+        service: str,
+        account: str,
+        *,
+        registered: Callable[[], bool],
+        unregister: Callable[[], None],
+    ) -> None:
+        """Made by :meth:`Keychain.observe`: ``registered()`` tells whether
+        the callback is still registered, ``unregister()`` removes it."""
+        self._hooks: Optional[Tuple[Callable[[], bool], Callable[[], None]]] = (registered, unregister)
         self._lock = threading.Lock()
-        self.service: Optional[str] = service
-        """The service observed (``None``: the keychain's default service)."""
+        self.service: str = service
+        """The service observed."""
         self.account: str = account
         """The account observed."""
 
     @property
     def active(self) -> bool:
         """Whether the callback is still registered (not cancelled, keychain open)."""
-        keychain = self._keychain
-        return keychain is not None and keychain._has_registration(self._registration_id)
+        hooks = self._hooks
+        return hooks is not None and hooks[0]()
 
     def cancel(self) -> None:
         """Unregisters the callback. Idempotent; a no-op once the keychain is
@@ -50,9 +59,9 @@ class Observation:
         included), unless called from such a callback: do not hold a lock
         that a callback takes while cancelling the last observation."""
         with self._lock:
-            keychain, self._keychain = self._keychain, None
-        if keychain is not None:
-            keychain._unobserve(self._token)
+            hooks, self._hooks = self._hooks, None
+        if hooks is not None:
+            hooks[1]()
 
     def __enter__(self) -> "Observation":
         """Returns the observation; ``with`` cancels it on exit."""

@@ -34,12 +34,12 @@ def test_the_environment_variable_names_the_only_candidate(tmp_path: Path) -> No
 
 
 def test_without_it_bundled_then_soname_then_find_library(tmp_path: Path) -> None:
-    (tmp_path / "libkeychainkit.so.0.5.0").symlink_to(LIBRARY)
+    (tmp_path / f"libkeychainkit.so.{keychainkit.__version__}").symlink_to(LIBRARY)
     (tmp_path / "libkeychainkit.so.0").symlink_to(LIBRARY)
     found = list(_library.candidates({}, tmp_path))
     assert [candidate.name for candidate in found] == [
         str(tmp_path / "libkeychainkit.so.0"),
-        str(tmp_path / "libkeychainkit.so.0.5.0"),
+        str(tmp_path / f"libkeychainkit.so.{keychainkit.__version__}"),
         SONAME,
         ctypes.util.find_library("keychainkit"),
     ]
@@ -80,24 +80,32 @@ def test_every_failure_is_named_in_one_import_error() -> None:
     assert ENV_VAR in message
 
 
-@pytest.mark.parametrize("number", [500, 501, 599, 600, 9999])
-def test_versions_of_the_same_major_and_a_later_minor_fit(number: int) -> None:
-    assert _library.version_problem(number) is None
+BUILT = _library.REQUIRED_MAJOR * 10000 + _library.REQUIRED_MINOR * 100  # MAJOR.MINOR.0 of this build
 
 
-@pytest.mark.parametrize(
-    "number,shown",
-    [(0, "0.0.0"), (99, "0.0.99"), (100, "0.1.0"), (400, "0.4.0"), (499, "0.4.99"), (10000, "1.0.0"), (10500, "1.5.0")],
-)
-def test_other_versions_do_not_fit(number: int, shown: str) -> None:
+def shown(number: int) -> str:
+    return f"{number // 10000}.{number // 100 % 100}.{number % 100}"
+
+
+def test_the_required_version_is_the_package_version() -> None:
+    assert keychainkit.__version__.startswith(f"{_library.REQUIRED_MAJOR}.{_library.REQUIRED_MINOR}.")
+
+
+@pytest.mark.parametrize("later", [0, 1, 99, 100, 9999 - BUILT % 10000])
+def test_versions_of_the_same_major_and_a_later_minor_fit(later: int) -> None:
+    assert _library.version_problem(BUILT + later) is None
+
+
+@pytest.mark.parametrize("number", [0, BUILT - 100, BUILT - 1, BUILT + 10000, BUILT + 10100])
+def test_other_versions_do_not_fit(number: int) -> None:
     problem = _library.version_problem(number)
-    assert problem is not None and f"its version is {shown}" in problem
-    assert "needs 0.x with x >= 5" in problem
+    assert problem is not None and f"its version is {shown(number)}" in problem
+    assert f"needs {_library.REQUIRED_MAJOR}.x with x >= {_library.REQUIRED_MINOR}" in problem
 
 
 def test_the_loaded_library_reports_its_version() -> None:
     number = _ffi.kk_version_number()
-    assert keychainkit.library_version() == f"{number // 10000}.{number // 100 % 100}.{number % 100}"
+    assert keychainkit.library_version() == shown(number)
     assert _library.version_problem(number) is None
 
 

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-from typing import List
+import types
+from pathlib import Path
+from typing import List, Optional
 
 import pytest
 
 from support import open_keychain, unique_service
 from keychainkit import ChangeEvent, InvalidArgument, Keychain
+from keychainkit._default_service import default_service
 
 BAD_NAMES = [
     ("with\x00nul", "NUL"),
@@ -75,44 +77,97 @@ def test_the_keychain_service_is_the_default_of_every_call(kc: Keychain, backend
             assert again["token"] == "x"
 
 
-def test_no_service_means_one_default_service(backend: str, service: str) -> None:
+def test_no_service_means_the_program_name(backend: str, service: str) -> None:
     account = f"default-service-{service}"  # the default service is shared
     with open_keychain(backend) as kc:
-        assert kc.service is None
+        assert kc.service == default_service() == "pytest"  # run by the pytest script
         events: List[ChangeEvent] = []
         with kc.observe(account, events.append):
             kc[account] = "x"
         try:
-            default = events[0].service
-            assert default
-            assert kc.value(account, service=default) == "x"
+            assert events[0].service == "pytest"
+            assert kc.value(account, service="pytest") == "x"
         finally:
             kc.remove_value(account)
 
 
-DEFAULT_SERVICE_PROBE = """
-import os, sys
-if sys.argv[1] == "setenv":
-    os.environ["KEYCHAINKIT_PROBE"] = "1"  # glibc moves environ off the stack
+# Where a new Python process stores when it names no service.
+PROBE = """
 from keychainkit import Keychain
 events = []
 with Keychain.in_memory() as kc:
     kc.observe("a", events.append)
     kc["a"] = "x"
-print(events[0].service)
+    print(kc.service, events[0].service)
 """
 
 
-def default_service_of_a_new_process(mode: str) -> str:
+def service_of(arguments: List[str], cwd: Path, stdin: Optional[str] = None) -> str:
     result = subprocess.run(
-        [sys.executable, "-c", DEFAULT_SERVICE_PROBE, mode], capture_output=True, text=True, timeout=60, check=True
+        [sys.executable, *arguments], input=stdin, cwd=cwd, capture_output=True, text=True, timeout=60
     )
-    return result.stdout.strip()
+    assert result.returncode == 0, result.stderr
+    named, stored = result.stdout.split()
+    assert named == stored
+    return stored
 
 
-def test_the_default_service_is_the_program_name() -> None:
-    assert default_service_of_a_new_process("plain") == os.path.basename(sys.executable)
+def test_a_script_stores_under_its_name(tmp_path: Path) -> None:
+    (tmp_path / "backup-tool.py").write_text(PROBE)
+    assert service_of([str(tmp_path / "backup-tool.py")], tmp_path) == "backup-tool"
 
 
-def test_the_default_service_is_the_program_name_after_an_environment_change() -> None:
-    assert default_service_of_a_new_process("setenv") == os.path.basename(sys.executable)
+def test_a_module_run_with_dash_m_stores_under_the_module_name(tmp_path: Path) -> None:
+    (tmp_path / "mytool").mkdir()
+    (tmp_path / "mytool" / "__init__.py").write_text("")
+    (tmp_path / "mytool" / "sync.py").write_text(PROBE)
+    (tmp_path / "mytool" / "__main__.py").write_text(PROBE)
+    assert service_of(["-m", "mytool.sync"], tmp_path) == "mytool.sync"
+    assert service_of(["-m", "mytool"], tmp_path) == "mytool"
+
+
+@pytest.mark.parametrize("arguments", [["-c", PROBE], ["-"], []], ids=["-c", "stdin -", "stdin"])
+def test_code_without_a_file_stores_under_python(arguments: List[str], tmp_path: Path) -> None:
+    stdin = None if arguments and arguments[0] == "-c" else PROBE
+    assert service_of(arguments, tmp_path, stdin) == "python"
+
+
+@pytest.mark.parametrize(
+    "argv,expected",
+    [
+        (["/usr/bin/tool"], "tool"),
+        (["tool.pyw"], "tool"),
+        ([".py"], ".py"),
+        (["/srv/app/"], "python"),
+        ([], "python"),
+    ],
+)
+def test_the_name_read_from_argv(argv: List[str], expected: str) -> None:
+    assert default_service(argv, types.ModuleType("__main__")) == expected
+
+
+# The C library's own default (service NULL), which the binding no longer
+# uses: the program's name, read from /proc/self/cmdline, even after setenv
+# moved environ off the stack where argv lies.
+LIBRARY_DEFAULT_PROBE = """
+import os, sys
+from ctypes import byref
+from keychainkit import _ffi
+from keychainkit._handle import Handle
+if sys.argv[1] == "setenv":
+    os.environ["KEYCHAINKIT_PROBE"] = "1"
+handle = Handle(_ffi.kk_open_memory)
+with handle as pointer:
+    assert _ffi.kk_set(pointer, None, b"a", b"x", 1) == 0
+    print(_ffi.kk_exists(pointer, os.path.basename(sys.executable).encode(), b"a"))
+handle.close()
+"""
+
+
+@pytest.mark.parametrize("mode", ["plain", "setenv"])
+def test_the_library_default_service_is_the_program_name(mode: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", LIBRARY_DEFAULT_PROBE, mode], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "0"  # KK_OK: stored under the interpreter's name

@@ -1,0 +1,46 @@
+"""Build hooks of the keychainkit distribution (the rest is pyproject.toml).
+
+- The version is read from ``include/keychainkit.h`` (``KK_VERSION_*``), the
+  one source of truth it shares with the C library, the Makefile and
+  Package.swift: see ``keychainkit/_version.py``.
+- A ``libkeychainkit.so*`` placed in ``keychainkit/`` before building (``make
+  wheel`` does it, in a staged copy of this tree) makes the wheel a platform
+  wheel, ``py3-none-<platform>``: any Python 3 (ctypes, no extension module),
+  this machine's architecture. Without one, the wheel is pure Python and
+  loads an installed library.
+"""
+
+from __future__ import annotations
+
+import runpy
+from pathlib import Path
+
+from setuptools import Distribution, setup
+from setuptools.command.bdist_wheel import bdist_wheel
+
+HERE = Path(__file__).resolve().parent
+BUNDLED = any((HERE / "keychainkit").glob("libkeychainkit.so*"))
+
+
+class LibraryDistribution(Distribution):
+    """A distribution that is platform-specific when the library is bundled
+    (the package then installs into ``platlib``, the wheel's root)."""
+
+    def has_ext_modules(self) -> bool:
+        return BUNDLED
+
+
+class PlatformWheel(bdist_wheel):
+    """``bdist_wheel`` tagged ``py3-none-<platform>`` when the library is
+    bundled, instead of the CPython-specific tag an extension module gets."""
+
+    def get_tag(self) -> "tuple[str, str, str]":
+        python, abi, platform = super().get_tag()
+        return ("py3", "none", platform) if BUNDLED else (python, abi, platform)
+
+
+setup(
+    version=runpy.run_path(str(HERE / "keychainkit" / "_version.py"))["header_version"](),
+    distclass=LibraryDistribution,
+    cmdclass={"bdist_wheel": PlatformWheel},
+)
