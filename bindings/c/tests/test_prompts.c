@@ -13,6 +13,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "kt_fork.h"
 #include "kt_keychain.h"
 #include "kt_secret_service.h"
 
@@ -224,12 +225,19 @@ static pid_t answer_dialog(const char *how)
     return pid;
 }
 
-/** Waits for the answering child; 1 when it did its part. */
+/** Waits for the answering child, then until the dialog's window is gone
+ *  (at most 10 s), so that the next answer cannot find the closing one; 1
+ *  when both happened. */
 static int answered(pid_t pid)
 {
     int status = 0;
     if (pid <= 0 || waitpid(pid, &status, 0) != pid) return 0;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return 0;
+    for (int waited_ms = 0; waited_ms < 10000; waited_ms += 50) {
+        if (!dialog_visible()) return 1;
+        kt_sleep_ms(50);
+    }
+    return 0;
 }
 
 TEST_DIALOGS_ON_SERVER(KT_SECRET_SERVICE, "gnome-keyring", answered_unlock_dialog_unlocks)
