@@ -94,10 +94,15 @@ extension SecretServiceConnection {
         let reply = try call(request)
         let collections = try reply.enter("v", "ao") { () throws(SecretServiceFailure) in try reply.readObjectPaths() }
         var hidden: [String] = []
-        for collection in collections where try isLocked(collection) {
-            let items = try collectionProperty(Names.Collection.itemsProperty, at: collection)
-            if try items.enter("v", "ao", { () throws(SecretServiceFailure) in try items.readObjectPaths() }).isEmpty {
-                hidden.append(collection)
+        for collection in collections {
+            do throws(SecretServiceFailure) {
+                guard try isLocked(collection) else { continue }
+                let items = try collectionProperty(Names.Collection.itemsProperty, at: collection)
+                if try items.enter("v", "ao", { () throws(SecretServiceFailure) in try items.readObjectPaths() }).isEmpty {
+                    hidden.append(collection)
+                }
+            } catch let failure where failure.error == .itemNotFound {
+                continue  // deleted since it was listed: it hides nothing
             }
         }
         return hidden
