@@ -1,7 +1,7 @@
 /*
  * test_list.c — kk_list and kk_list_free: the accounts of a service, sorted
- * by bytes, without values; argument errors; canonically equal names kept
- * apart.
+ * by bytes, without values; the empty account; argument errors; canonically
+ * equal names kept apart.
  */
 #include "kt_keychain.h"
 
@@ -64,6 +64,24 @@ TEST(list_keeps_canonically_equal_names_apart)
     CHECK_STATUS(kk_list(kc, kt_service(), &accounts, &count), KK_OK);
     REQUIRE(accounts != NULL);
     CHECK_EQ(count, 2);
+    kk_list_free(accounts);
+    kk_close(kc);
+}
+
+TEST(list_names_the_empty_account_as_an_empty_string)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    CHECK_STATUS(kk_set(kc, kt_service(), "a", "1", 1), KK_OK);
+    CHECK_STATUS(kk_set(kc, kt_service(), "", "2", 1), KK_OK);
+    char **accounts = NULL;
+    size_t count = 0;
+    CHECK_STATUS(kk_list(kc, kt_service(), &accounts, &count), KK_OK);
+    REQUIRE(accounts != NULL);
+    REQUIRE(count == 2);
+    CHECK_STR_EQ(accounts[0], "");
+    CHECK_STR_EQ(accounts[1], "a");
+    CHECK(accounts[2] == NULL);
     kk_list_free(accounts);
     kk_close(kc);
 }
