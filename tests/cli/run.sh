@@ -12,6 +12,9 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/keychainkit-cli.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 passed=0 failed=0
 svc="kkcli.$$.$RANDOM"
+# "Python keyring" below is keyring's own SecretService backend, the peer we
+# interoperate with, even where keychainkit's keyring backend is installed.
+export PYTHON_KEYRING_BACKEND=keyring.backends.SecretService.Keyring
 
 ok() { passed=$((passed + 1)); echo "PASS $1"; }
 bad() { failed=$((failed + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/    /'; }
