@@ -34,21 +34,14 @@ def empty_usernames_are_deprecated_in_keyring(recwarn: pytest.WarningsRecorder) 
 
 
 @pytest.mark.parametrize("username", USERNAMES)
-def test_ours_reads_what_keyring_wrote(ours: Keyring, theirs: Any, service: str, username: str) -> None:
-    theirs.set_password(service, username, "from keyring")
-    assert ours.get_password(service, username) == "from keyring"
-    credential = ours.get_credential(service, None)
+@pytest.mark.parametrize("writer", ["keyring", "keychainkit"])
+def test_each_reads_what_the_other_wrote(ours: Keyring, theirs: Any, service: str, username: str, writer: str) -> None:
+    write, read = (theirs, ours) if writer == "keyring" else (ours, theirs)
+    write.set_password(service, username, f"from {writer}")
+    assert read.get_password(service, username) == f"from {writer}"
+    credential = read.get_credential(service, None)
     assert credential is not None
-    assert (credential.username, credential.password) == (username, "from keyring")
-
-
-@pytest.mark.parametrize("username", USERNAMES)
-def test_keyring_reads_what_ours_wrote(ours: Keyring, theirs: Any, service: str, username: str) -> None:
-    ours.set_password(service, username, "from keychainkit")
-    assert theirs.get_password(service, username) == "from keychainkit"
-    credential = theirs.get_credential(service, None)
-    assert credential is not None
-    assert (credential.username, credential.password) == (username, "from keychainkit")
+    assert (credential.username, credential.password) == (username, f"from {writer}")
 
 
 @pytest.mark.parametrize("username", USERNAMES)
