@@ -29,25 +29,28 @@ TEST(list_names_the_accounts_of_the_service_sorted)
     CHECK_STATUS(kk_set(kc, kt_service(), "carol", "c", 1), KK_OK);
     CHECK_STATUS(kk_set(kc, kt_service(), "alice", "a", 1), KK_OK);
     CHECK_STATUS(kk_set(kc, kt_service(), "bob", "b", 1), KK_OK);
+    CHECK_STATUS(kk_set(kc, kt_service(), "", "e", 1), KK_OK); /* the empty account, listed as "" */
     CHECK_STATUS(kk_set(kc, "kk-c-test.elsewhere", "dave", "d", 1), KK_OK);
     char **accounts = NULL;
     size_t count = 0;
     CHECK_STATUS(kk_list(kc, kt_service(), &accounts, &count), KK_OK);
     REQUIRE(accounts != NULL);
-    CHECK_EQ(count, 3);
-    REQUIRE(count == 3);
-    CHECK_STR_EQ(accounts[0], "alice");
-    CHECK_STR_EQ(accounts[1], "bob");
-    CHECK_STR_EQ(accounts[2], "carol");
-    CHECK(accounts[3] == NULL);
+    CHECK_EQ(count, 4);
+    REQUIRE(count == 4);
+    CHECK_STR_EQ(accounts[0], "");
+    CHECK_STR_EQ(accounts[1], "alice");
+    CHECK_STR_EQ(accounts[2], "bob");
+    CHECK_STR_EQ(accounts[3], "carol");
+    CHECK(accounts[4] == NULL);
     kk_list_free(accounts);
 
     CHECK_STATUS(kk_remove(kc, kt_service(), "bob"), KK_OK);
     CHECK_STATUS(kk_list(kc, kt_service(), &accounts, NULL), KK_OK);
     REQUIRE(accounts != NULL);
-    CHECK_STR_EQ(accounts[0], "alice");
-    CHECK_STR_EQ(accounts[1], "carol");
-    CHECK(accounts[2] == NULL);
+    CHECK_STR_EQ(accounts[0], "");
+    CHECK_STR_EQ(accounts[1], "alice");
+    CHECK_STR_EQ(accounts[2], "carol");
+    CHECK(accounts[3] == NULL);
     kk_list_free(accounts);
     kk_remove(kc, "kk-c-test.elsewhere", "dave");
     kk_close(kc);
@@ -64,24 +67,6 @@ TEST(list_keeps_canonically_equal_names_apart)
     CHECK_STATUS(kk_list(kc, kt_service(), &accounts, &count), KK_OK);
     REQUIRE(accounts != NULL);
     CHECK_EQ(count, 2);
-    kk_list_free(accounts);
-    kk_close(kc);
-}
-
-TEST(list_names_the_empty_account_as_an_empty_string)
-{
-    kk_keychain *kc = kt_open();
-    REQUIRE(kc != NULL);
-    CHECK_STATUS(kk_set(kc, kt_service(), "a", "1", 1), KK_OK);
-    CHECK_STATUS(kk_set(kc, kt_service(), "", "2", 1), KK_OK);
-    char **accounts = NULL;
-    size_t count = 0;
-    CHECK_STATUS(kk_list(kc, kt_service(), &accounts, &count), KK_OK);
-    REQUIRE(accounts != NULL);
-    REQUIRE(count == 2);
-    CHECK_STR_EQ(accounts[0], "");
-    CHECK_STR_EQ(accounts[1], "a");
-    CHECK(accounts[2] == NULL);
     kk_list_free(accounts);
     kk_close(kc);
 }
