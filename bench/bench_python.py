@@ -1,7 +1,11 @@
-"""The Python binding against Python `keyring` (get and set), and whole
-processes: `keychainkit get` against `secret-tool lookup` and
-`python -m keyring get`. Runs inside the private keyring; interleaves the
-compared operations round by round. Prints one JSON line per measurement.
+"""The Python binding against Python `keyring` (get and set);
+`keyring.get_password` through our keyring backend (selected explicitly,
+and as keyring picks it once installed: its chainer, ours first) against
+keyring's SecretService backend; and whole processes: `keychainkit get`
+against `secret-tool lookup` and `python -m keyring get`. "keyring" alone is
+keyring's SecretService backend, selected explicitly. Runs inside the
+private keyring; interleaves the compared operations round by round. Prints
+one JSON line per measurement.
 
 Usage: python bench_python.py ROUNDS PROCESS_ROUNDS KEYCHAINKIT_BINARY
 """
@@ -13,7 +17,13 @@ import sys
 import time
 
 import keyring
+import keyring.core
+from keyring.backends.SecretService import Keyring as SecretServiceKeyring
+
 import keychainkit
+from keychainkit.keyring_backend import Keyring as KeychainKitKeyring
+
+SECRET_SERVICE = "keyring.backends.SecretService.Keyring"
 
 
 def report(group, name, samples):
@@ -41,6 +51,8 @@ def compare(group, rounds, sides):
 def main():
     rounds, process_rounds, binary = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
     service = f"kkbench-py.{os.getpid()}"
+    installed = keyring.core._detect_backend()  # what keyring picks with no configuration
+    keyring.set_keyring(SecretServiceKeyring())
     kc = keychainkit.Keychain(service=service)
     kc["present"] = "benchmark-value"
     keyring.set_password(service, "present", "benchmark-value")
@@ -62,12 +74,24 @@ def main():
     compare("python", rounds, [("binding get", binding_get), ("keyring get", keyring_get)])
     compare("python", rounds, [("binding set", binding_set), ("keyring set", keyring_set)])
 
+    def backend_get(backend):
+        def get():
+            assert backend.get_password(service, "present") == "benchmark-value"
+        return get
+
+    compare("keyring backend", rounds, [
+        ("keyring get, keychainkit backend", backend_get(KeychainKitKeyring())),
+        ("keyring get, keychainkit installed (keyring's choice)", backend_get(installed)),
+        ("keyring get, SecretService backend", backend_get(SecretServiceKeyring())),
+    ])
+
     def process(arguments):
         def run():
             result = subprocess.run(arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             assert result.returncode == 0 and result.stdout.startswith(b"benchmark-value"), result
         return run
 
+    os.environ["PYTHON_KEYRING_BACKEND"] = SECRET_SERVICE  # for python -m keyring
     compare("process", process_rounds, [
         ("keychainkit get", process([binary, "get", "--service", service, "present"])),
         ("secret-tool lookup", process(["secret-tool", "lookup", "service", service, "username", "present"])),

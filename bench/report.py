@@ -27,6 +27,12 @@ COMPARISONS = [
     ("kk_remove vs libsecret clear", "kk_remove", "libsecret clear", "ratio", None),
     ("Python binding get vs keyring get", "binding get", "keyring get", "ratio", 0.1),
     ("Python binding set vs keyring set", "binding set", "keyring set", "ratio", None),
+    ("keyring get: our backend vs SecretService",
+     "keyring get, keychainkit backend", "keyring get, SecretService backend", "ratio", None),
+    # Both backends viable: keyring's chainer asks each for its priority on
+    # every call, then asks ours first.
+    ("keyring get: installed (chainer) vs SecretService",
+     "keyring get, keychainkit installed (keyring's choice)", "keyring get, SecretService backend", "ratio", None),
     ("keychainkit get vs secret-tool lookup (process)", "keychainkit get", "secret-tool lookup", "ratio", 0.4),
     ("keychainkit get vs python -m keyring get (process)", "keychainkit get", "python -m keyring get", "ratio", None),
     ("write with many observers elsewhere vs none", "kk_set, many observers on other keys", "kk_set, 0 observers", "ratio", 1.1),

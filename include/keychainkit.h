@@ -25,7 +25,11 @@
  *   (kk_get also sets *out_value to NULL on failure).
  * - Strings are NUL-terminated UTF-8. A key is (service, account); a NULL
  *   service means the default service, the program's name (argv[0]'s last
- *   path component). Accounts and services must be non-empty valid UTF-8.
+ *   path component). Services must be non-empty valid UTF-8; accounts must
+ *   be valid UTF-8 and may be empty (since 0.5): "" is an ordinary account,
+ *   stored as the attribute username="" exactly as Python keyring,
+ *   secret-tool and libsecret store it, so each finds the other's item.
+ *   "Bad strings" below means a service or account that breaks these rules.
  * - Secrets returned by the library are released with kk_secret_free(), which
  *   wipes them first. Never pass them to free().
  * - A handle may be used from many threads at once; operations through one
@@ -152,8 +156,8 @@ typedef enum kk_status {
     KK_EUNAVAILABLE = -5,
     /** The user dismissed a prompt. */
     KK_ECANCELED = -6,
-    /** A bad argument: a NULL pointer, an empty account or service, a string
-     *  that is not valid UTF-8, a value larger than KK_MAX_VALUE_SIZE, an
+    /** A bad argument: a NULL pointer, an empty service, a string that is
+     *  not valid UTF-8, a value larger than KK_MAX_VALUE_SIZE, an
      *  unknown observer token. */
     KK_EINVAL = -7,
     /** Out of memory. */
@@ -422,7 +426,8 @@ KK_API kk_status kk_remove(kk_keychain *kc, const char *service, const char *acc
  *
  *  On KK_OK, *out_accounts is a NULL-terminated array of NUL-terminated
  *  UTF-8 strings, to be released with kk_list_free() (an empty list is an
- *  array holding only NULL), and *out_count (when out_count is not NULL) the
+ *  array holding only NULL; the empty account, when it has an item, is the
+ *  string ""), and *out_count (when out_count is not NULL) the
  *  number of accounts. On failure *out_accounts is NULL.
  *
  *  Returns KK_OK; KK_ELOCKED; KK_ECANCELED; KK_EUNAVAILABLE; KK_EDENIED;

@@ -30,10 +30,12 @@ public struct KeychainAttributes: Equatable, ExpressibleByStringLiteral, Hashabl
 
     /// Why these attributes cannot address an item, or `nil` when they can.
     ///
-    /// The account and the service must be non-empty and free of NUL
-    /// characters (the Secret Service stores attributes as D-Bus strings).
+    /// The service must be non-empty; both must be free of NUL characters
+    /// (the Secret Service stores attributes as D-Bus strings). The account
+    /// may be empty: Python `keyring`, `secret-tool` and libsecret store
+    /// `username=""` as an ordinary attribute value, and reading or writing
+    /// the same item as they do needs the same key.
     public var invalidReason: String? {
-        if account.isEmpty { return "the account is empty" }
         if service.isEmpty { return "the service is empty" }
         if Self.containsNUL(account) { return "the account contains a NUL character" }
         if Self.containsNUL(service) { return "the service contains a NUL character" }

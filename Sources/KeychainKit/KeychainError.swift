@@ -28,8 +28,8 @@ public enum KeychainError: Equatable, Error, Sendable {
     /// The user dismissed a prompt.
     case userCanceled
 
-    /// An argument was unusable: an empty account or service, or one that
-    /// contains a NUL character; or a value the backend cannot store (the
+    /// An argument was unusable: an empty service, an account or service
+    /// that contains a NUL character; or a value the backend cannot store (the
     /// kernel keyring's: 1 to 32767 bytes).
     case invalidArgument
 

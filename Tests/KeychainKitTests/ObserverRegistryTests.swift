@@ -21,7 +21,7 @@ struct ObserverRegistryTests {
         scripted.fail(.update, with: .interactionNotAllowed)
         #expect(throws: KeychainError.interactionNotAllowed) { try keychain.updateValue("b", forKey: key) }
         #expect(throws: KeychainError.invalidArgument) {
-            try keychain.updateValue("b", forKey: KeychainAttributes(account: "", service: key.service))
+            try keychain.updateValue("b", forKey: KeychainAttributes(account: key.account, service: ""))
         }
         _ = try keychain.value(forKey: key)
 
@@ -37,7 +37,7 @@ struct ObserverRegistryTests {
     @Test(arguments: Backend.allCases)
     func attemptsWithAnUnusableKeyNotifyNobody(_ backend: Backend) throws {
         let keychain = Keychain(interface: try backend.makeInterface())
-        let invalid = KeychainAttributes(account: "", service: uniqueService())
+        let invalid = KeychainAttributes(account: "a\u{0}b", service: uniqueService())
         let log = ChangeLog()
         _ = keychain.addObserver(forKey: invalid) { log.append($0) }
         #expect(throws: KeychainError.invalidArgument) { try keychain.updateValue("v", forKey: invalid) }

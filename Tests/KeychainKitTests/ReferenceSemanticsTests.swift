@@ -33,7 +33,7 @@ struct ReferenceSemanticsTests {
         try keychain.removeValue(forKey: bytes)
         #expect(try keychain.contains(key) == false)
         #expect(throws: KeychainError.invalidArgument) {
-            try keychain.contains(KeychainAttributes(account: "", service: key.service))
+            try keychain.contains(KeychainAttributes(account: key.account, service: ""))
         }
     }
 
@@ -275,8 +275,8 @@ struct ReferenceSemanticsTests {
         let keychain = Keychain(interface: counting)
         let service = uniqueService()
         let bad = [
-            KeychainAttributes(account: "", service: service),
             KeychainAttributes(account: "a", service: ""),
+            KeychainAttributes(account: "", service: ""),
             KeychainAttributes(account: "a\u{0}b", service: service),
             KeychainAttributes(account: "a", service: "s\u{0}"),
         ]
@@ -287,6 +287,23 @@ struct ReferenceSemanticsTests {
             #expect(key.invalidReason != nil)
         }
         #expect(counting.calls.isEmpty, "invalid keys never reach storage")
+    }
+
+    @Test(arguments: Backend.allCases)
+    func anEmptyAccountIsAnOrdinaryKey(_ backend: Backend) throws {
+        let keychain = Keychain(interface: try backend.makeInterface())
+        let service = uniqueService()
+        let empty = KeychainAttributes(account: "", service: service)
+        #expect(empty.invalidReason == nil)
+        #expect(try keychain.value(forKey: empty) == nil)
+        try keychain.updateValue("nobody's", forKey: empty)
+        try keychain.updateValue("alice's", forKey: KeychainAttributes(account: "alice", service: service))
+        #expect(try keychain.value(forKey: empty) == "nobody's")
+        #expect(try keychain.accounts(inService: service) == ["", "alice"])
+        try keychain.removeValue(forKey: empty)
+        #expect(try keychain.contains(empty) == false)
+        #expect(try keychain.accounts(inService: service) == ["alice"], "removing the empty account leaves the others")
+        try keychain.removeValue(forKey: KeychainAttributes(account: "alice", service: service))
     }
 
     @Test func attributes() {

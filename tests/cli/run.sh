@@ -12,6 +12,9 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/keychainkit-cli.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 passed=0 failed=0
 svc="kkcli.$$.$RANDOM"
+# "Python keyring" below is keyring's own SecretService backend, the peer we
+# interoperate with, even where keychainkit's keyring backend is installed.
+export PYTHON_KEYRING_BACKEND=keyring.backends.SecretService.Keyring
 
 ok() { passed=$((passed + 1)); echo "PASS $1"; }
 bad() { failed=$((failed + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/    /'; }
@@ -59,6 +62,15 @@ expect "rm" 0 "" "" -- "$kk" rm --service "$svc" alice
 expect "get of an absent key: exit 1" 1 "" "no secret for 'alice'" -- "$kk" get --service "$svc" alice
 expect "rm of an absent key succeeds" 0 "" "" -- "$kk" rm --service "$svc" alice
 
+# The empty account is an ordinary key: username="" for secret-tool and keyring.
+input=$'nobody\n'
+expect "set of the empty account" 0 "" "" -- "$kk" set --service "$svc" -- ""
+input=""
+expect "secret-tool reads the empty account" 0 "nobody" "" -- secret-tool lookup service "$svc" username ""
+expect "Python keyring reads the empty account" 0 $'nobody\n' "" -- "$python" -m keyring get "$svc" ""
+expect "rm of the empty account" 0 "" "" -- "$kk" rm --service "$svc" ""
+expect "get of the removed empty account: exit 1" 1 "" "no secret for ''" -- "$kk" get --service "$svc" ""
+
 # Binary and unusual input.
 printf 'a\0b\377' | "$kk" set --service "$svc" binary 2>"$work/err"
 if [ "$("$kk" get -n --service "$svc" binary | od -An -tx1 | tr -d ' \n')" = "610062ff" ]; then ok "binary stdin round-trips"; else bad "binary stdin round-trips" "$(cat "$work/err")"; fi
@@ -69,7 +81,7 @@ expect "unknown command" 2 "" "unknown command 'frobnicate'" -- "$kk" frobnicate
 expect "missing account" 2 "" "get needs an ACCOUNT" -- "$kk" get
 expect "missing option value" 2 "" "--service needs a value" -- "$kk" get --service
 expect "unknown backend" 2 "" "unknown backend" -- "$kk" --backend nope get x
-expect "empty account" 2 "" "invalid argument" -- "$kk" get ""
+expect "empty service" 2 "" "invalid argument" -- "$kk" get --service "" x
 expect "--help" 0 "*" "" -- "$kk" --help
 expect "--version" 0 "*" "" -- "$kk" --version
 input=$'x\n'

@@ -8,7 +8,8 @@ import CKeychainKitKernel
 /// with the service's length in UTF-8 bytes in decimal, so that every
 /// service and account, colons included, maps to one description and back
 /// (`keychainkit:6:my-app:token`; `keyctl search @u user
-/// keychainkit:6:my-app:token` finds it).
+/// keychainkit:6:my-app:token` finds it). The empty account is the
+/// description that ends right after the service's colon.
 struct KernelKeyDescription {
 
     /// What every description of this backend begins with.
@@ -33,7 +34,7 @@ struct KernelKeyDescription {
     /// other description (another service, another tool, not UTF-8).
     static func account(in description: [UInt8], service: String) -> String? {
         let start = Array(servicePrefix(service).utf8)
-        guard description.count > start.count, description.starts(with: start) else { return nil }
+        guard description.count >= start.count, description.starts(with: start) else { return nil }
         return String(validating: description[start.count...], as: UTF8.self)
     }
 }

@@ -71,8 +71,8 @@ int main(int argc, char **argv)
     printf("1. reading a key that was never stored:\n");
     ok &= read_token(kc, "keychainkit-example", "nobody") == KK_ENOTFOUND;
 
-    printf("2. a bad argument (empty account):\n");
-    st = kk_set(kc, "keychainkit-example", "", "x", 1);
+    printf("2. a bad argument (empty service):\n");
+    st = kk_set(kc, "", "token", "x", 1);
     printf("  %s: %s\n", kk_status_string(st), kk_error_message());
     ok &= st == KK_EINVAL;
 

@@ -1,7 +1,7 @@
 /*
  * test_items.c — kk_get, kk_set, kk_remove and kk_secret_free on valid
  * keys: absence, round trips of any bytes, replace, remove, key
- * independence, the default service.
+ * independence, the default service, the empty account.
  */
 #include "kt_keychain.h"
 
@@ -202,6 +202,26 @@ TEST(null_service_is_the_program_name)
     CHECK_VALUE(kc, kt_program_name(), "kk-c-test.default", "dflt", 4);
     CHECK_STATUS(kk_remove(kc, NULL, "kk-c-test.default"), KK_OK);
     CHECK_ABSENT(kc, kt_program_name(), "kk-c-test.default");
+    kk_close(kc);
+}
+
+/* "" is an ordinary account (keyring, secret-tool and libsecret store
+ * username=""), distinct from every other, in a named or the default service. */
+TEST(empty_account_is_an_ordinary_key)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    const char *services[] = {kt_service(), NULL};
+    for (size_t i = 0; i < 2; i++) {
+        const char *svc = services[i];
+        CHECK_ABSENT(kc, svc, "");
+        CHECK_STATUS(kk_set(kc, svc, "", "nobody", 6), KK_OK);
+        CHECK_STATUS(kk_exists(kc, svc, ""), KK_OK);
+        CHECK_VALUE(kc, svc, "", "nobody", 6);
+        CHECK_ABSENT(kc, svc, "a");
+        CHECK_STATUS(kk_remove(kc, svc, ""), KK_OK);
+        CHECK_ABSENT(kc, svc, "");
+    }
     kk_close(kc);
 }
 

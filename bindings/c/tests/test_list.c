@@ -1,7 +1,7 @@
 /*
  * test_list.c — kk_list and kk_list_free: the accounts of a service, sorted
- * by bytes, without values; argument errors; canonically equal names kept
- * apart.
+ * by bytes, without values; the empty account; argument errors; canonically
+ * equal names kept apart.
  */
 #include "kt_keychain.h"
 
@@ -29,25 +29,28 @@ TEST(list_names_the_accounts_of_the_service_sorted)
     CHECK_STATUS(kk_set(kc, kt_service(), "carol", "c", 1), KK_OK);
     CHECK_STATUS(kk_set(kc, kt_service(), "alice", "a", 1), KK_OK);
     CHECK_STATUS(kk_set(kc, kt_service(), "bob", "b", 1), KK_OK);
+    CHECK_STATUS(kk_set(kc, kt_service(), "", "e", 1), KK_OK); /* the empty account, listed as "" */
     CHECK_STATUS(kk_set(kc, "kk-c-test.elsewhere", "dave", "d", 1), KK_OK);
     char **accounts = NULL;
     size_t count = 0;
     CHECK_STATUS(kk_list(kc, kt_service(), &accounts, &count), KK_OK);
     REQUIRE(accounts != NULL);
-    CHECK_EQ(count, 3);
-    REQUIRE(count == 3);
-    CHECK_STR_EQ(accounts[0], "alice");
-    CHECK_STR_EQ(accounts[1], "bob");
-    CHECK_STR_EQ(accounts[2], "carol");
-    CHECK(accounts[3] == NULL);
+    CHECK_EQ(count, 4);
+    REQUIRE(count == 4);
+    CHECK_STR_EQ(accounts[0], "");
+    CHECK_STR_EQ(accounts[1], "alice");
+    CHECK_STR_EQ(accounts[2], "bob");
+    CHECK_STR_EQ(accounts[3], "carol");
+    CHECK(accounts[4] == NULL);
     kk_list_free(accounts);
 
     CHECK_STATUS(kk_remove(kc, kt_service(), "bob"), KK_OK);
     CHECK_STATUS(kk_list(kc, kt_service(), &accounts, NULL), KK_OK);
     REQUIRE(accounts != NULL);
-    CHECK_STR_EQ(accounts[0], "alice");
-    CHECK_STR_EQ(accounts[1], "carol");
-    CHECK(accounts[2] == NULL);
+    CHECK_STR_EQ(accounts[0], "");
+    CHECK_STR_EQ(accounts[1], "alice");
+    CHECK_STR_EQ(accounts[2], "carol");
+    CHECK(accounts[3] == NULL);
     kk_list_free(accounts);
     kk_remove(kc, "kk-c-test.elsewhere", "dave");
     kk_close(kc);

@@ -18,7 +18,8 @@ Value = Union[str, bytes, bytearray, memoryview]
 def encode_name(name: object, what: str) -> bytes:
     """``name`` (an account or service) as NUL-terminable UTF-8 bytes.
 
-    Empty names are left to the C library, which rejects them itself.
+    An empty service is left to the C library, which rejects it itself; the
+    empty account is an ordinary one (``username=""``, as ``keyring`` stores it).
     """
     if not isinstance(name, str):
         raise InvalidArgument(f"the {what} must be a str, not {type(name).__name__}")

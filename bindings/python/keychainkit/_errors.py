@@ -75,7 +75,7 @@ class InvalidArgument(KeychainError, ValueError):
 
     Raised before calling C for a non-``str`` account or service, one that
     contains NUL or a lone surrogate, and a value that is neither ``str``
-    nor bytes-like; raised by C for empty names and oversized values.
+    nor bytes-like; raised by C for an empty service and oversized values.
     """
 
     default_status = Status.EINVAL

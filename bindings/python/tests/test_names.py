@@ -45,11 +45,22 @@ def test_a_non_str_service_is_rejected(kc: Keychain, bad_service: object) -> Non
         Keychain.in_memory(service=bad_service)  # type: ignore[arg-type]
 
 
-def test_empty_names_are_rejected_by_the_library(kc: Keychain) -> None:
-    with pytest.raises(InvalidArgument, match="account is empty"):
-        kc[""] = "x"
+def test_an_empty_service_is_rejected_by_the_library(kc: Keychain) -> None:
     with pytest.raises(InvalidArgument, match="service is empty"):
         kc.update_value("x", "account", service="")
+    with pytest.raises(InvalidArgument, match="service is empty"):
+        kc.value("", service="")
+
+
+def test_the_empty_account_is_an_ordinary_key(kc: Keychain) -> None:
+    assert "" not in kc
+    kc[""] = "nobody's"
+    kc["a"] = "a's"
+    assert kc[""] == "nobody's"
+    assert kc.accounts() == ["", "a"]
+    del kc[""]
+    assert "" not in kc
+    assert kc["a"] == "a's"
 
 
 def test_non_ascii_names_work(kc: Keychain) -> None:

@@ -41,5 +41,5 @@ def test_an_empty_value_is_freed_once(kc: Keychain, frees: List[Any]) -> None:
 def test_failures_leave_nothing_to_free(kc: Keychain, frees: List[Any]) -> None:
     assert kc.value_bytes("absent") is None
     with pytest.raises(InvalidArgument):
-        kc.value_bytes("")
+        kc.value_bytes("a", service="")
     assert frees == [None, None]  # kk_get set the out-parameter to NULL

@@ -1,0 +1,73 @@
+"""keyring finds the backend by itself once the package is installed, puts
+it first when a Secret Service answers, deems it not viable when none does,
+and selects it explicitly from PYTHON_KEYRING_BACKEND or keyringrc.cfg.
+
+Each case runs in a new interpreter: keyring chooses its backend once per
+process, and our backend remembers a positive probe.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, Optional
+
+import pytest
+
+OURS = "keychainkit.keyring_backend.Keyring"
+
+REPORT = """
+import json, keyring, keyring.backend
+from keyring.backends import chainer
+chosen = keyring.get_keyring()
+rings = {f"{type(r).__module__}.{type(r).__name__}": r.priority for r in keyring.backend.get_all_keyring()}
+chain = [f"{type(r).__module__}.{type(r).__name__}" for r in chainer.ChainerBackend.backends]
+print(json.dumps({"chosen": f"{type(chosen).__module__}.{type(chosen).__name__}", "rings": rings, "chain": chain}))
+"""
+
+
+def report(tmp_path: Path, env: Optional[Dict[str, str]] = None) -> dict:
+    """What keyring chooses in a new interpreter, with a config home of its own."""
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHON_KEYRING_BACKEND"}
+    environment["XDG_CONFIG_HOME"] = str(tmp_path)
+    environment.update(env or {})
+    result = subprocess.run([sys.executable, "-c", REPORT], env=environment, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_installing_is_enough_and_it_comes_first(secret_service: None, tmp_path: Path) -> None:
+    found = report(tmp_path)
+    secret_service_backend = "keyring.backends.SecretService.Keyring"
+    assert found["rings"][OURS] > found["rings"][secret_service_backend]
+    # Two viable backends: keyring's chainer tries them by priority, ours first.
+    assert found["chain"][0] == OURS
+    assert found["chosen"] in (OURS, "keyring.backends.chainer.ChainerBackend")
+
+
+def test_python_keyring_backend_selects_it(secret_service: None, tmp_path: Path) -> None:
+    assert report(tmp_path, {"PYTHON_KEYRING_BACKEND": OURS})["chosen"] == OURS
+
+
+def test_keyringrc_selects_it(secret_service: None, tmp_path: Path) -> None:
+    (tmp_path / "python_keyring").mkdir()
+    (tmp_path / "python_keyring" / "keyringrc.cfg").write_text(f"[backend]\ndefault-keyring={OURS}\n")
+    assert report(tmp_path)["chosen"] == OURS
+
+
+def test_without_a_secret_service_it_is_not_viable(secret_service: None, tmp_path: Path) -> None:
+    probe = (
+        "from keychainkit.keyring_backend import Keyring\n"
+        "try:\n    Keyring.priority\nexcept RuntimeError as e:\n    print('RuntimeError', e)\n"
+        "print('viable', Keyring.viable)\n"
+    )
+    environment = dict(os.environ, DBUS_SESSION_BUS_ADDRESS="unix:path=/nonexistent/bus")
+    result = subprocess.run([sys.executable, "-c", probe], env=environment, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("RuntimeError no Secret Service answered"), result.stdout
+    assert result.stdout.endswith("viable False\n")
+    found = report(tmp_path, {"DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus"})
+    assert OURS not in found["rings"]
