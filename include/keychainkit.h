@@ -484,8 +484,9 @@ typedef void (*kk_observer)(kk_event event, const char *service, const char *acc
  *  Changes made elsewhere (Secret Service): items created, replaced,
  *  updated in place by KeychainKit, or removed — by `secret-tool`,
  *  libsecret, Python keyring, another process or another handle — are
- *  reported once each, within tens of milliseconds (changes to one key
- *  within 25 ms are coalesced into one callback, 25 ms after the first);
+ *  reported once each, within tens of milliseconds (a burst of changes to
+ *  one key with no gap over 25 ms is one callback, 25 ms after its last
+ *  change and at most 250 ms after its first);
  *  a restart of the service reports every observed key once. Not seen: an
  *  update in place by another tool (Item.SetSecret, which the services do
  *  not announce; KeychainKit announces its own), and items whose attributes

@@ -240,6 +240,11 @@ struct Deadline {
         microseconds = Self.now() &+ duration
     }
 
+    /// The earlier of `a` and `b`.
+    static func earlier(_ a: Deadline, _ b: Deadline) -> Deadline {
+        a.microseconds <= b.microseconds ? a : b
+    }
+
     /// Microseconds until the deadline, or `nil` once it has passed.
     var remaining: UInt64? {
         let now = Self.now()

@@ -23,13 +23,18 @@ import Glibc
 /// create with replace, and are seen), and items whose attributes a locked
 /// collection does not show.
 ///
-/// Changes of one key are coalesced: those arriving within
-/// ``coalescingMicroseconds`` of the first are delivered as one, that long
-/// after the first (KWallet and KeePassXC announce one write several times).
+/// Changes of one key are coalesced: a burst of them with no gap over
+/// ``coalescingMicroseconds`` is delivered as one, that long after its last
+/// (and at most ``longestBurstMicroseconds`` after its first): KWallet
+/// announces one write twice, KeePassXC about fifty times over several
+/// milliseconds.
 /// Changes the interface's own writes caused are dropped (``OwnWrites``).
 final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable {
 
     static let coalescingMicroseconds: UInt64 = 25_000
+
+    /// The longest a burst of changes to one key delays its delivery.
+    static let longestBurstMicroseconds: UInt64 = 250_000
 
     /// How long a change to a key being written is held at most.
     private static let holdMicroseconds: UInt64 = 10_000_000
@@ -65,7 +70,7 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
     /// Changes of keys being written by our interface, until the write ends.
     private var held: [(heard: Heard, until: Deadline)] = []
     /// Outside changes per key, each due at the end of its coalescing window.
-    private var pending: [KeychainAttributes: (deleted: Bool, due: Deadline)] = [:]
+    private var pending: [KeychainAttributes: (deleted: Bool, due: Deadline, latest: Deadline)] = [:]
     private var everythingDue: Deadline?
 
     /// Signals heard and not yet classified.
@@ -258,7 +263,8 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
         if heard.deleted { keyOfPath[heard.path] = nil }
         if verdict == .own { return }
         let removed = heard.deleted && !keyOfPath.values.contains(heard.key)
-        pending[heard.key] = (removed, pending[heard.key]?.due ?? Deadline(after: Self.coalescingMicroseconds))
+        let latest = pending[heard.key]?.latest ?? Deadline(after: Self.longestBurstMicroseconds)
+        pending[heard.key] = (removed, Deadline.earlier(Deadline(after: Self.coalescingMicroseconds), latest), latest)
     }
 
     /// Gives held changes another look: their writes may have ended.
