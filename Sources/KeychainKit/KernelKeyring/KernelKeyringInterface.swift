@@ -51,8 +51,17 @@ public final class KernelKeyringInterface: KeychainInterfaceProtocol, Sendable {
     }
 
     public func readItem(_ key: KeychainAttributes) throws(KeychainError) -> [UInt8]? {
-        guard let serial = try find(key, in: try keyring.resolve()) else { return nil }
-        return try payload(of: serial)
+        let ring = try keyring.resolve()
+        guard let serial = try find(key, in: ring) else { return nil }
+        do throws(KeychainError) {
+            return try payload(of: serial)
+        } catch .missingEntitlement {
+            // Unlinked by another writer since it was found, a key is no
+            // longer possessed through the keyring, and a new one refuses
+            // reading (EACCES) until it is destroyed: then it is gone.
+            if try members(of: ring).contains(serial) { throw .missingEntitlement }
+            return nil
+        }
     }
 
     public func containsItem(_ key: KeychainAttributes) throws(KeychainError) -> Bool {
