@@ -7,7 +7,7 @@
  * handle as key -> bytes, observers per handle), and any difference aborts:
  *
  * - statuses are exactly what include/keychainkit.h promises (KK_EINVAL for
- *   a NULL handle/account/out pointer, an empty or non-UTF-8 string, a NULL
+ *   a NULL handle/account/out pointer, an empty service, a non-UTF-8 string, a NULL
  *   value with len > 0, len > KK_MAX_VALUE_SIZE, an unknown token;
  *   KK_ENOTFOUND for an absent get; KK_OK for an absent remove);
  * - kk_get returns the model's bytes exactly, NUL-terminated, and on failure
@@ -155,7 +155,7 @@ static void trace_call(const char *op, int slot, const void *kc, const char *ser
  * text in canonically equivalent ways (they are different keys to the
  * Secret Service, which compares bytes); several are invalid UTF-8. */
 static const char *const table[] = {
-    "a", "b", "svc", "",                         /* plain; empty is EINVAL */
+    "a", "b", "svc", "",                         /* plain; an empty service is EINVAL, an empty account a key */
     NULL,                                        /* slot for progname */
     "\xC3\xA9", "e\xCC\x81",                     /* é precomposed / decomposed */
     "\xC3\x85", "\xE2\x84\xAB", "A\xCC\x8A",     /* Å, ANGSTROM SIGN, A+ring */
@@ -189,8 +189,7 @@ static const char *gen_str(reader *r, char buf[MAX_STR])
  *  service to the default one into `svc_out`. */
 static int valid_key(const char *service, const char *account, char svc_out[MAX_STR])
 {
-    if (account == NULL || account[0] == '\0' || !valid_utf8((const unsigned char *)account))
-        return 0;
+    if (account == NULL || !valid_utf8((const unsigned char *)account)) return 0;  /* "" is a key */
     if (service == NULL) service = progname;
     if (service[0] == '\0' || !valid_utf8((const unsigned char *)service)) return 0;
     snprintf(svc_out, MAX_STR, "%s", service);
