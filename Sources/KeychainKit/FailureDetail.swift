@@ -18,6 +18,11 @@ enum FailureDetail {
         return Unmanaged<Box>.fromOpaque(stored).takeUnretainedValue().text
     }
 
+    /// Creates the thread-specific key, if not yet done.
+    static func prepare() {
+        _ = key
+    }
+
     /// Replaces the calling thread's detail.
     static func set(_ detail: String?) {
         if let stored = pthread_getspecific(key) { Unmanaged<Box>.fromOpaque(stored).release() }

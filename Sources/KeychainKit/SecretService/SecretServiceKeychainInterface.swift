@@ -110,6 +110,10 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         self.timeout = timeout
         self.prompts = prompts
         self.promptTimeout = promptTimeout
+        // Creates the per-thread detail's key now, not in the middle of a
+        // first operation another thread may fork() during: a child would
+        // wait forever on that one-time initialization.
+        FailureDetail.prepare()
     }
 
     private typealias Names = SecretServiceNames
