@@ -189,7 +189,7 @@ FUZZ_SECONDS ?= 60
 
 check-extended: deps $(LIB)
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build/tsan
-	$(HARNESS) $(SWIFT) test --skip-build --sanitize=thread --build-path .build/tsan
+	scripts/with-session-keyring.sh $(HARNESS) $(SWIFT) test --skip-build --sanitize=thread --build-path .build/tsan
 	tests/fuzz/run.sh $(CURDIR)/$(BUILD)/lib $(FUZZ_SECONDS)
 
 test-abi: $(LIB)
