@@ -219,10 +219,11 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
             if prompt != Names.noObject {
                 // KeePassXC: a confirmation, or, when its database is
                 // locked, an unlock that creates the item once it is done.
-                let collection = try realCollectionPath(on: connection)
-                if try connection.isLocked(collection) {
+                // The collection's (or its alias's) Locked tells which; the
+                // alias is resolved only to name what must be unlocked.
+                if try connection.isLocked(path) {
                     connection.dismiss(prompt)  // never shown
-                    throw SecretServiceFailure.locked([collection], "the collection is")
+                    throw SecretServiceFailure.locked([try realCollectionPath(on: connection)], "the collection is")
                 }
                 if let completed = try connection.confirm(prompt, atMost: confirmationLimit) {
                     // The item created once confirmed, which the reply could not name.
