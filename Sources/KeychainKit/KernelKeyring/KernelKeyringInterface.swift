@@ -149,18 +149,26 @@ public final class KernelKeyringInterface: KeychainInterfaceProtocol, Sendable {
     }
 
     /// The value of the key `serial`; `nil` when it is gone.
+    ///
+    /// Reads into a buffer of the size most secrets fit and, when the key says
+    /// its payload is longer, once more into a buffer of exactly that size
+    /// (the key may be replaced meanwhile: then again). Every buffer is wiped.
     private func payload(of serial: Int32) throws(KeychainError) -> [UInt8]? {
-        var buffer = [UInt8](repeating: 0, count: Self.maximumValueSize)
-        defer { buffer.wipe() }
-        let length = buffer.withUnsafeMutableBytes { keychainkit_key_read(serial, $0.baseAddress, $0.count) }
-        guard length >= 0 else {
-            if KernelKeyringFailure.meansAbsent(Int32(-length)) { return nil }
-            throw KernelKeyringFailure.error(Int32(-length), "reading a key")
+        var capacity = 512
+        while true {
+            var buffer = [UInt8](repeating: 0, count: capacity)
+            defer { buffer.wipe() }
+            let length = buffer.withUnsafeMutableBytes { keychainkit_key_read(serial, $0.baseAddress, $0.count) }
+            guard length >= 0 else {
+                if KernelKeyringFailure.meansAbsent(Int32(-length)) { return nil }
+                throw KernelKeyringFailure.error(Int32(-length), "reading a key")
+            }
+            if length <= buffer.count { return Array(buffer[0..<length]) }
+            guard length <= Self.maximumValueSize else {
+                throw KeychainError.unknownError(code: EMSGSIZE, message: "a key's payload exceeds the \"user\" key limit")
+            }
+            capacity = length
         }
-        guard length <= buffer.count else {
-            throw KeychainError.unknownError(code: EMSGSIZE, message: "a key's payload exceeds the \"user\" key limit")
-        }
-        return Array(buffer[0..<length])
     }
 
     /// The serials of the keys linked in `ring`.

@@ -20,7 +20,7 @@ static void ignore_event(kk_event e, const char *s, const char *a, kk_status st,
  * sequence, a bad continuation, an overlong "/", a UTF-16 surrogate, a code
  * point above U+10FFFF, and 0xFF. */
 static const char *const bad_utf8[] = {
-    "\x80", "abc\xc3", "\xc3\x28", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "a\xff" "b",
+    "\x80", "abc\xc3", "\xc3\x28", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", ("a\xff" "b"),
 };
 #define BAD_UTF8_COUNT (sizeof bad_utf8 / sizeof bad_utf8[0])
 
