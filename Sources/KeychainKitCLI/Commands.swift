@@ -10,6 +10,8 @@ struct Commands {
 
     let keychain: any KeychainProtocol
     let service: String
+    /// The keychain's backend when it is the Secret Service.
+    let secretService: SecretServiceKeychainInterface?
 
     func run(_ command: Invocation.Command) throws(CLIFailure) {
         switch command {
@@ -43,6 +45,11 @@ struct Commands {
             for account in accounts { try StandardStreams.writeLine(account) }
         case let .watch(account, interval):
             try KeyWatch(keychain: keychain, key: key(account)).run(polling: interval)
+        case let .gitCredential(operation):
+            guard let secretService else {
+                throw CLIFailure(.usage, "git-credential stores on the Secret Service only (--backend secret-service)")
+            }
+            try GitCredentialHelper(store: secretService).run(operation)
         case .help:
             try StandardStreams.writeLine(Invocation.usage)
         case .version:
@@ -63,9 +70,17 @@ struct Commands {
 /// Runs a call of `keychain`, turning its error into a failure that names
 /// what was attempted (never the secret).
 func keychainCall<R>(on keychain: any KeychainProtocol, _ what: String, _ body: () throws(KeychainError) -> R) throws(CLIFailure) -> R {
+    try keychainCall(what, detail: keychain.failureDetail(for:), body)
+}
+
+/// Runs a backend call, turning its error into a failure that names what
+/// was attempted and adds `detail`'s words for the cause.
+func keychainCall<R>(
+    _ what: String, detail: (KeychainError) -> String?, _ body: () throws(KeychainError) -> R
+) throws(CLIFailure) -> R {
     do {
         return try body()
     } catch {
-        throw CLIFailure(error, doing: what, on: keychain)
+        throw CLIFailure(error, doing: what, detail: detail(error))
     }
 }

@@ -35,10 +35,9 @@ struct CLIFailure: Error {
         self.message = message
     }
 
-    /// The failure of `what`, with what `keychain` adds to the error (its
-    /// backend's words for the cause).
-    init(_ error: KeychainError, doing what: String, on keychain: any KeychainProtocol) {
-        let detail = keychain.failureDetail(for: error).map { ": \($0)" } ?? ""
-        self.init(ExitCode(error), "\(what): \(error)\(detail)")
+    /// The failure of `what`, with what the backend adds to the error (its
+    /// words for the cause).
+    init(_ error: KeychainError, doing what: String, detail: String?) {
+        self.init(ExitCode(error), "\(what): \(error)\(detail.map { ": \($0)" } ?? "")")
     }
 }

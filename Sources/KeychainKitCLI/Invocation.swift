@@ -9,6 +9,8 @@ struct Invocation {
         case remove(account: String)
         case list
         case watch(account: String, interval: Duration?)
+        /// git's credential helper protocol (``GitCredentialHelper``).
+        case gitCredential(operation: String)
         case help
         case version
     }
@@ -54,6 +56,11 @@ struct Invocation {
                                     --interval, also re-read every MS
                                     milliseconds (for changes no service
                                     announces: another tool's in-place update)
+      git-credential get|store|erase
+                                    git's credential helper on the Secret
+                                    Service (also run as
+                                    git-credential-keychainkit): items shared
+                                    with git-credential-libsecret
       --help, --version
 
     The service defaults to "keychainkit"; the backend to $KEYCHAINKIT_BACKEND,
@@ -157,6 +164,9 @@ struct Invocation {
             guard operands.isEmpty else { throw CLIFailure(.usage, "ls takes no operands") }
             command = .list
         case "watch": command = .watch(account: try account(), interval: interval)
+        case "git-credential":
+            guard operands.count == 1 else { throw CLIFailure(.usage, "git-credential takes one operation (get, store, erase)") }
+            command = .gitCredential(operation: operands[0])
         case "help": command = .help
         case "version": command = .version
         default: throw CLIFailure(.usage, "unknown command '\(name)'")

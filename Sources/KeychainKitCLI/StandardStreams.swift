@@ -50,7 +50,12 @@ enum StandardStreams {
         return line
     }
 
-    private static func readAll(_ descriptor: Int32) throws(CLIFailure) -> [UInt8] {
+    /// What `descriptor` gives until its end, or until what was read so far
+    /// satisfies `complete` (then possibly a little more); buffers it grew
+    /// from are wiped.
+    static func readAll(
+        _ descriptor: Int32, until complete: ([UInt8]) -> Bool = { _ in false }
+    ) throws(CLIFailure) -> [UInt8] {
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         defer { chunk.wipe() }
@@ -60,6 +65,7 @@ enum StandardStreams {
             if count < 0 { throw CLIFailure(.io, "cannot read standard input") }
             if count == 0 { break }
             chunk.withUnsafeBytes { result.appendWipingOldStorage(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            if complete(result) { break }
         }
         return result
     }

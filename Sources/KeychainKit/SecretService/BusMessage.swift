@@ -52,7 +52,7 @@ final class BusMessage {
     }
 
     /// Appends a string dictionary (`a{ss}`), entries in the given order.
-    func append(dictionary entries: KeyValuePairs<String, String>) throws(SecretServiceFailure) {
+    func append<Entries: Sequence<(key: String, value: String)>>(dictionary entries: Entries) throws(SecretServiceFailure) {
         try container("a", "{ss}") { () throws(SecretServiceFailure) in
             for (key, value) in entries {
                 try container("e", "ss") { () throws(SecretServiceFailure) in
@@ -135,6 +135,20 @@ final class BusMessage {
             }
         }
         return dictionary
+    }
+
+    /// Reads a property dictionary (`a{sv}`): calls `body` with each name,
+    /// positioned at its variant, which `body` must read or skip.
+    func forEachProperty(_ body: (String) throws(SecretServiceFailure) -> Void) throws(SecretServiceFailure) {
+        try enter("a", "{sv}") { () throws(SecretServiceFailure) in
+            while true {
+                let result = sd_bus_message_enter_container(raw, Self.code("e"), "sv")
+                if result == 0 { break }
+                try check(result)
+                try body(try readString())
+                try check(sd_bus_message_exit_container(raw))
+            }
+        }
     }
 
     /// Reads a container of `type` holding `contents` with `body`.

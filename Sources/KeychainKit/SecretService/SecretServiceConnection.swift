@@ -60,7 +60,7 @@ final class SecretServiceConnection {
     }
 
     /// ``BusConnection/searchItems(_:at:)`` of the service process.
-    func searchItems(_ attributes: KeyValuePairs<String, String>) throws(SecretServiceFailure) -> (unlocked: [String], locked: [String]) {
+    func searchItems(_ attributes: some Sequence<(key: String, value: String)>) throws(SecretServiceFailure) -> (unlocked: [String], locked: [String]) {
         try bus.searchItems(attributes, at: destination)
     }
 

@@ -201,38 +201,12 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// ``KeychainError/duplicateItem``.
     public func insertItem(_ key: KeychainAttributes, value: [UInt8]) throws(KeychainError) {
         try withConnection(writing: key) { connection throws(SecretServiceFailure) in
-            var path = collectionPath
-            let reply: BusMessage
-            do throws(SecretServiceFailure) {
-                reply = try createItem(key, value, in: path, on: connection)
-            } catch let failure where failure.error == .itemNotFound {
-                // No collection object answered at that path: resolve the
-                // alias ourselves and try its collection once; never report
-                // a missing collection as a missing item.
-                path = try resolvedCollectionPath(on: connection)
-                reply = try createItem(key, value, in: path, on: connection)
-            } catch let failure where failure.error == .interactionNotAllowed && failure.unlocking.isEmpty {
-                throw SecretServiceFailure.locked([try realCollectionPath(on: connection)], "the collection is")
-            }
-            ownWrites.touched(try reply.readString(as: "o"), deleted: false)
-            let prompt = try reply.readString(as: "o")
-            if prompt != Names.noObject {
-                // KeePassXC: a confirmation, or, when its database is
-                // locked, an unlock that creates the item once it is done.
-                // The collection's (or its alias's) Locked tells which; the
-                // alias is resolved only to name what must be unlocked.
-                if try connection.isLocked(path) {
-                    connection.dismiss(prompt)  // never shown
-                    throw SecretServiceFailure.locked([try realCollectionPath(on: connection)], "the collection is")
-                }
-                if let completed = try connection.confirm(prompt, atMost: confirmationLimit) {
-                    // The item created once confirmed, which the reply could not name.
-                    let created = try completed.enter("v", "o") { () throws(SecretServiceFailure) in
-                        try completed.readString(as: "o")
-                    }
-                    ownWrites.touched(created, deleted: false)
-                }
-            }
+            let attributes: KeyValuePairs<String, String> = [
+                Names.Attribute.service: key.service,
+                Names.Attribute.account: key.account,
+                Names.Attribute.schema: Self.schemaName,
+            ]
+            try create(attributes, label: "Password for '\(key.account)' on '\(key.service)'", value: value, on: connection)
             // Another tool may have created an item of the key meanwhile
             // with other attributes, which neither replace matched.
             for _ in 0..<Self.collapseAttempts {
@@ -294,26 +268,66 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         SecretServiceChangeSource(busAddress: busAddress, timeoutMicroseconds: timeoutMicroseconds, ownWrites: ownWrites)
     }
 
-    /// Creates the item of `key` holding `value` in the collection at `path`.
+    /// Creates an item of `attributes` and `label` holding `value` in
+    /// ``collection``, with `replace` set: the service replaces, atomically,
+    /// an item whose attributes include these. Completes a confirmation
+    /// prompt (KeePassXC); a locked collection (gnome-keyring's `IsLocked`,
+    /// KeePassXC's unlock-and-create prompt) is a failure naming it.
+    /// Returns the created item's object path.
+    @discardableResult
+    func create(
+        _ attributes: some Sequence<(key: String, value: String)>, label: String, value: [UInt8], on connection: SecretServiceConnection
+    ) throws(SecretServiceFailure) -> String {
+        var path = collectionPath
+        let reply: BusMessage
+        do throws(SecretServiceFailure) {
+            reply = try createItem(attributes, label: label, value: value, in: path, on: connection)
+        } catch let failure where failure.error == .itemNotFound {
+            // No collection object answered at that path: resolve the
+            // alias ourselves and try its collection once; never report
+            // a missing collection as a missing item.
+            path = try resolvedCollectionPath(on: connection)
+            reply = try createItem(attributes, label: label, value: value, in: path, on: connection)
+        } catch let failure where failure.error == .interactionNotAllowed && failure.unlocking.isEmpty {
+            throw SecretServiceFailure.locked([try realCollectionPath(on: connection)], "the collection is")
+        }
+        let item = try reply.readString(as: "o")
+        ownWrites.touched(item, deleted: false)
+        let prompt = try reply.readString(as: "o")
+        guard prompt != Names.noObject else { return item }
+        // KeePassXC: a confirmation, or, when its database is locked, an
+        // unlock that creates the item once it is done. The collection's
+        // (or its alias's) Locked tells which; the alias is resolved only
+        // to name what must be unlocked.
+        if try connection.isLocked(path) {
+            connection.dismiss(prompt)  // never shown
+            throw SecretServiceFailure.locked([try realCollectionPath(on: connection)], "the collection is")
+        }
+        // Completed, the prompt names the item created once confirmed,
+        // which the reply could not name.
+        guard let completed = try connection.confirm(prompt, atMost: confirmationLimit) else { return item }
+        let created = try completed.enter("v", "o") { () throws(SecretServiceFailure) in
+            try completed.readString(as: "o")
+        }
+        ownWrites.touched(created, deleted: false)
+        return created
+    }
+
+    /// Calls `CreateItem` on the collection at `path` (see ``create(_:label:value:on:)``).
     private func createItem(
-        _ key: KeychainAttributes, _ value: [UInt8], in path: String, on connection: SecretServiceConnection
+        _ attributes: some Sequence<(key: String, value: String)>, label: String, value: [UInt8], in path: String,
+        on connection: SecretServiceConnection
     ) throws(SecretServiceFailure) -> BusMessage {
         let request = try connection.methodCall(path, Names.Collection.interface, Names.Collection.createItem)
         try request.container("a", "{sv}") { () throws(SecretServiceFailure) in
             try request.container("e", "sv") { () throws(SecretServiceFailure) in
                 try request.append(Names.Item.labelProperty)
-                try request.container("v", "s") { () throws(SecretServiceFailure) in
-                    try request.append("Password for '\(key.account)' on '\(key.service)'")
-                }
+                try request.container("v", "s") { () throws(SecretServiceFailure) in try request.append(label) }
             }
             try request.container("e", "sv") { () throws(SecretServiceFailure) in
                 try request.append(Names.Item.attributesProperty)
                 try request.container("v", "a{ss}") { () throws(SecretServiceFailure) in
-                    try request.append(dictionary: [
-                        Names.Attribute.service: key.service,
-                        Names.Attribute.account: key.account,
-                        Names.Attribute.schema: Self.schemaName,
-                    ])
+                    try request.append(dictionary: attributes)
                 }
             }
         }
@@ -336,7 +350,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// that found nothing, `asking` the service afresh: KeePassXC announces
     /// a lock after it has already stopped showing the items (measured: a
     /// read right after a lock found nothing before the signal came).
-    private func requireNoHiddenCollections(
+    func requireNoHiddenCollections(
         on connection: SecretServiceConnection, asking: Bool = false
     ) throws(SecretServiceFailure) {
         let hidden = asking ? try connection.freshHiddenCollections() : try connection.knownHiddenCollections()
@@ -385,7 +399,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         try ownWrites.write(key) { () throws(KeychainError) in try withConnection(body) }
     }
 
-    private func withConnection<R>(
+    func withConnection<R>(
         _ body: (SecretServiceConnection) throws(SecretServiceFailure) -> R
     ) throws(KeychainError) -> R {
         FailureDetail.set(nil)
@@ -500,7 +514,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// after it: KWallet (5.103) answers a GetSecret that was on its way
     /// while the item was deleted with an empty secret, not an error
     /// (measured: most reads racing a delete).
-    private func secret(at path: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) -> [UInt8] {
+    func secret(at path: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) -> [UInt8] {
         let request = try connection.methodCall(path, Names.Item.interface, Names.Item.getSecret)
         try request.append(connection.session.path, as: "o")
         let value = try connection.session.readSecret(from: try connection.call(request))
@@ -511,7 +525,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// Replaces the secret of the item at `path`, and announces it: the
     /// services send no signal for `SetSecret`, so other processes' watchers
     /// hear our own (``SecretServiceNames/Changes``).
-    private func setSecret(_ value: [UInt8], at path: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) {
+    func setSecret(_ value: [UInt8], at path: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) {
         let request = try connection.methodCall(path, Names.Item.interface, Names.Item.setSecret)
         try connection.session.append(value, to: request)
         _ = try connection.call(request)
@@ -522,7 +536,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     }
 
     /// Deletes the item at `path`; one deleted meanwhile is no error.
-    private func deleteItem(at path: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) {
+    func deleteItem(at path: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) {
         do throws(SecretServiceFailure) {
             let reply = try connection.call(try connection.methodCall(path, Names.Item.interface, Names.Item.delete))
             ownWrites.touched(path, deleted: true)
@@ -560,7 +574,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     /// The order of ``store(_:collapsing:of:on:)``'s choice, and of
     /// ``newest(_:on:)``'s among items modified in the same second.
-    private static func precedes(_ a: String, _ b: String) -> Bool {
+    static func precedes(_ a: String, _ b: String) -> Bool {
         a.utf8.count != b.utf8.count ? a.utf8.count < b.utf8.count : a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
@@ -573,7 +587,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// duplicate beside ours came after. Among the rest, the last by path
     /// order (creation order within a gnome-keyring collection; KeePassXC's
     /// paths are random, hence the first rule).
-    private func newest(
+    func newest(
         _ paths: [String], on connection: SecretServiceConnection
     ) throws(SecretServiceFailure) -> String? {
         guard paths.count > 1 else { return paths.first }

@@ -44,6 +44,8 @@ enum SecretServiceNames {
         static let attributesProperty = "org.freedesktop.Secret.Item.Attributes"
         static let modified = "Modified"
         static let attributes = "Attributes"
+        static let label = "Label"
+        static let locked = "Locked"
     }
 
     /// KeychainKit's own signal: `Item.SetSecret` makes the services send
@@ -107,6 +109,7 @@ enum SecretServiceNames {
     enum Properties {
         static let interface = "org.freedesktop.DBus.Properties"
         static let get = "Get"
+        static let getAll = "GetAll"
     }
 
     /// The rules of ``changeMatchRules`` and KeychainKit's own

@@ -19,7 +19,7 @@ extension BusConnection {
     /// The items whose attributes include `attributes`, in every collection:
     /// those readable now, and those in locked collections.
     func searchItems(
-        _ attributes: KeyValuePairs<String, String>, at destination: String
+        _ attributes: some Sequence<(key: String, value: String)>, at destination: String
     ) throws(SecretServiceFailure) -> (unlocked: [String], locked: [String]) {
         let request = try serviceCall(destination, Names.servicePath, Names.Service.interface, Names.Service.searchItems)
         try request.append(dictionary: attributes)

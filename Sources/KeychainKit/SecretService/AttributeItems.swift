@@ -1,0 +1,143 @@
+import CSDBus
+
+/// Items addressed by arbitrary attributes rather than by a service and an
+/// account: what clients that share items with other tools need (git's
+/// `org.git.Password` items, libsecret's network passwords). The same
+/// guarantees as the keyed operations: a locked item or a collection that
+/// hides its items is ``KeychainError/interactionNotAllowed`` (or unlocked
+/// first, as ``prompts`` allows), never absent; every call is bounded.
+extension SecretServiceKeychainInterface {
+
+    private typealias Names = SecretServiceNames
+
+    /// The items, in every collection, whose attributes include
+    /// `attributes` (values compared by bytes, by the service), most
+    /// recently modified first (then the last created first, by path).
+    /// Locked items are included, marked ``SecretServiceItem/isLocked``.
+    ///
+    /// Throws ``KeychainError/interactionNotAllowed`` when a locked
+    /// collection hides its items (KeePassXC), since the answer could be
+    /// incomplete, and ``KeychainError/invalidArgument`` for an attribute
+    /// name or value containing NUL.
+    public func items(matching attributes: [String: String]) throws(KeychainError) -> [SecretServiceItem] {
+        try Self.validate(attributes)
+        return try withConnection { connection throws(SecretServiceFailure) in
+            try requireNoHiddenCollections(on: connection)
+            let pairs = attributes.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            let (unlocked, locked) = try connection.searchItems(pairs)
+            if unlocked.isEmpty && locked.isEmpty { try requireNoHiddenCollections(on: connection, asking: true) }
+            var items: [SecretServiceItem] = []
+            for path in unlocked + locked {
+                if let item = try connection.item(at: path) { items.append(item) }  // nil: deleted meanwhile
+            }
+            return items.sorted { a, b in
+                a.modified != b.modified ? a.modified > b.modified : Self.precedes(b.path, a.path)
+            }
+        }
+    }
+
+    /// The secret of `item`; `nil` when the item was deleted meanwhile. A
+    /// locked item is unlocked first when ``prompts`` allows, else
+    /// ``KeychainError/interactionNotAllowed``.
+    public func secret(of item: SecretServiceItem) throws(KeychainError) -> [UInt8]? {
+        try withConnection { connection throws(SecretServiceFailure) in
+            do throws(SecretServiceFailure) {
+                return try Self.lockedNamed(item.path) { () throws(SecretServiceFailure) in
+                    try secret(at: item.path, on: connection)
+                }
+            } catch let failure where failure.error == .itemNotFound {
+                return nil
+            }
+        }
+    }
+
+    /// Creates an item of exactly `attributes` and `label` holding `value`
+    /// in ``collection``. The service replaces, atomically, an item there
+    /// whose attributes include all of these (gnome-keyring, KWallet; as
+    /// libsecret's `secret_password_store` does). A locked collection is
+    /// unlocked first when ``prompts`` allows. Returns the created item's
+    /// object path (``SecretServiceItem/path``).
+    @discardableResult
+    public func createItem(attributes: [String: String], label: String, value: [UInt8]) throws(KeychainError) -> String {
+        try Self.validate(attributes)
+        guard !label.utf8.contains(0) else { throw .invalidArgument }
+        return try withConnection { connection throws(SecretServiceFailure) in
+            let pairs = attributes.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            return try create(pairs, label: label, value: value, on: connection)
+        }
+    }
+
+    /// Replaces the secret of `item` in place (its attributes and label
+    /// stay); throws ``KeychainError/itemNotFound`` when it was deleted
+    /// meanwhile. A locked item is unlocked first when ``prompts`` allows.
+    public func setSecret(_ value: [UInt8], of item: SecretServiceItem) throws(KeychainError) {
+        try withConnection { connection throws(SecretServiceFailure) in
+            try Self.lockedNamed(item.path) { () throws(SecretServiceFailure) in
+                try setSecret(value, at: item.path, on: connection)
+            }
+        }
+    }
+
+    /// Deletes `item`; one deleted meanwhile is no error. A locked item is
+    /// unlocked first when ``prompts`` allows.
+    public func delete(_ item: SecretServiceItem) throws(KeychainError) {
+        try withConnection { connection throws(SecretServiceFailure) in
+            try Self.lockedNamed(item.path) { () throws(SecretServiceFailure) in
+                try deleteItem(at: item.path, on: connection)
+            }
+        }
+    }
+
+    /// Runs `body`, naming `path` as what must be unlocked when the
+    /// service answers that it is locked.
+    private static func lockedNamed<R>(
+        _ path: String, _ body: () throws(SecretServiceFailure) -> R
+    ) throws(SecretServiceFailure) -> R {
+        do throws(SecretServiceFailure) {
+            return try body()
+        } catch let failure where failure.error == .interactionNotAllowed && failure.unlocking.isEmpty && failure.detail == nil {
+            throw SecretServiceFailure.locked([path], "the item is")
+        }
+    }
+
+    private static func validate(_ attributes: [String: String]) throws(KeychainError) {
+        for (name, value) in attributes where name.isEmpty || name.utf8.contains(0) || value.utf8.contains(0) {
+            throw .invalidArgument
+        }
+    }
+}
+
+extension SecretServiceConnection {
+
+    /// The item at `path` as the service describes it (one `GetAll`);
+    /// `nil` when it no longer exists.
+    func item(at path: String) throws(SecretServiceFailure) -> SecretServiceItem? {
+        let request = try methodCall(path, SecretServiceNames.Properties.interface, SecretServiceNames.Properties.getAll)
+        try request.append(SecretServiceNames.Item.interface)
+        let reply: BusMessage
+        do throws(SecretServiceFailure) {
+            reply = try call(request)
+        } catch let failure where failure.error == .itemNotFound {
+            return nil
+        }
+        var attributes: [String: String] = [:]
+        var label = ""
+        var modified: UInt64 = 0
+        var locked = false
+        try reply.forEachProperty { name throws(SecretServiceFailure) in
+            switch name {
+            case SecretServiceNames.Item.attributes:
+                attributes = try reply.enter("v", "a{ss}") { () throws(SecretServiceFailure) in try reply.readDictionary() }
+            case SecretServiceNames.Item.label:
+                label = try reply.enter("v", "s") { () throws(SecretServiceFailure) in try reply.readString() }
+            case SecretServiceNames.Item.modified:
+                modified = try reply.enter("v", "t") { () throws(SecretServiceFailure) in try reply.readUInt64() }
+            case SecretServiceNames.Item.locked:
+                locked = try reply.enter("v", "b") { () throws(SecretServiceFailure) in try reply.readBool() }
+            default:
+                try reply.skip("v")
+            }
+        }
+        return SecretServiceItem(path: path, attributes: attributes, label: label, modified: modified, isLocked: locked)
+    }
+}

@@ -1,0 +1,103 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A credential in git's credential helper protocol (gitcredentials(7),
+/// git-credential(1)): `key=value` lines, ended by an empty line or the end
+/// of input. The secrets (`password`, `oauth_refresh_token`) stay bytes and
+/// are wiped by ``wipe()``.
+struct GitCredential {
+    var protocolName: String?
+    /// The host without its port.
+    var host: String?
+    /// The port `host` carried after a colon (`example.com:8443`).
+    var port: UInt16?
+    var path: String?
+    var username: String?
+    var password: [UInt8]?
+    /// When the password expires, in seconds since the Unix epoch (decimal).
+    var passwordExpiryUTC: String?
+    var oauthRefreshToken: [UInt8]?
+
+    init() {}
+
+    /// Parses git's input. Lines with names this helper does not use
+    /// (`capability[]`, `wwwauth[]`, `authtype`, ...) are ignored, as git
+    /// asks of helpers. A line without `=`, or text that is not UTF-8, is
+    /// refused; the message never repeats the input (it may hold a secret).
+    init(parsing input: [UInt8]) throws(CLIFailure) {
+        for line in input.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            if line.isEmpty { break }
+            guard let equals = line.firstIndex(of: UInt8(ascii: "=")) else {
+                throw CLIFailure(.usage, "invalid credential line: no '=' in it")
+            }
+            let name = String(decoding: line[line.startIndex..<equals], as: UTF8.self)
+            let value = line[(equals + 1)...]
+            func text() throws(CLIFailure) -> String {
+                guard let string = String(validating: value, as: UTF8.self) else {
+                    throw CLIFailure(.usage, "the credential's \(name) is not UTF-8")
+                }
+                return string
+            }
+            switch name {
+            case "protocol": protocolName = try text()
+            case "host": (host, port) = Self.splitPort(try text())
+            case "path": path = try text()
+            case "username": username = try text()
+            case "password":
+                password?.wipe()
+                password = Array(value)
+            case "password_expiry_utc": passwordExpiryUTC = try text()
+            case "oauth_refresh_token":
+                oauthRefreshToken?.wipe()
+                oauthRefreshToken = Array(value)
+            default: continue
+            }
+        }
+    }
+
+    /// Whether `input` holds a whole credential: it has an empty line.
+    static func isComplete(_ input: [UInt8]) -> Bool {
+        let newline = UInt8(ascii: "\n")
+        if input.first == newline { return true }
+        return zip(input, input.dropFirst()).contains { $0 == newline && $1 == newline }
+    }
+
+    /// `host` split at its last colon when a port (1 to 65535) follows it
+    /// outside IPv6 brackets: `[::1]:8080` is `[::1]` and 8080, `[::1]` no port.
+    static func splitPort(_ host: String) -> (String, UInt16?) {
+        let bytes = Array(host.utf8)
+        guard let colon = bytes.lastIndex(of: UInt8(ascii: ":")),
+              !bytes[..<colon].contains(UInt8(ascii: "[")) || bytes[..<colon].last == UInt8(ascii: "]"),
+              let port = UInt16(String(decoding: bytes[(colon + 1)...], as: UTF8.self)), port > 0
+        else { return (host, nil) }
+        return (String(decoding: bytes[..<colon], as: UTF8.self), port)
+    }
+
+    /// Whether ``passwordExpiryUTC`` names a time before `now`.
+    func hasExpired(now: UInt64) -> Bool {
+        passwordExpiryUTC.flatMap { UInt64($0) }.map { $0 <= now } ?? false
+    }
+
+    /// The lines git reads back from `get`: what is set among `username`,
+    /// `password`, `password_expiry_utc`, `oauth_refresh_token`.
+    func output() -> [UInt8] {
+        var bytes: [UInt8] = []
+        func line(_ name: String, _ value: [UInt8]?) {
+            guard let value else { return }
+            bytes.appendWipingOldStorage(Array("\(name)=".utf8))
+            bytes.appendWipingOldStorage(value)
+            bytes.appendWipingOldStorage([UInt8(ascii: "\n")])
+        }
+        line("username", username.map { Array($0.utf8) })
+        line("password", password)
+        line("password_expiry_utc", passwordExpiryUTC.map { Array($0.utf8) })
+        line("oauth_refresh_token", oauthRefreshToken)
+        return bytes
+    }
+
+    mutating func wipe() {
+        password?.wipe()
+        oauthRefreshToken?.wipe()
+    }
+}

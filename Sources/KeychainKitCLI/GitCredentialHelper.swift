@@ -1,0 +1,126 @@
+import KeychainKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// git's credential helper on the Secret Service: `get`, `store` and
+/// `erase` (gitcredentials(7)), on items stored as
+/// ``GitCredentialItems`` describes. Run as `git-credential-keychainkit`
+/// (what `git config credential.helper keychainkit` runs) or as
+/// `keychainkit git-credential`.
+///
+/// A request that pins nothing down does nothing, as git's own helpers do:
+/// `get` needs a protocol and a host or path; `store` those, a username and
+/// a password; `erase` any of protocol, host, path or username (an empty
+/// request would erase everything). Failures (locked, no Secret Service)
+/// end with a message and a non-zero status, which git reports and passes
+/// over: it asks the user instead. Nothing waits without a bound.
+struct GitCredentialHelper {
+
+    let store: SecretServiceKeychainInterface
+
+    static let operations: Set<String> = ["get", "store", "erase"]
+
+    /// Runs `operation` on the credential git writes to standard input.
+    /// Other operations are ignored, as git asks of helpers.
+    func run(_ operation: String) throws(CLIFailure) {
+        guard Self.operations.contains(operation) else { return }
+        // Up to the empty line that ends a credential (someone typing one
+        // in a terminal), or the end of git's input.
+        var input = try StandardStreams.readAll(STDIN_FILENO, until: GitCredential.isComplete)
+        defer { input.wipe() }
+        var request = try GitCredential(parsing: input)
+        defer { request.wipe() }
+        switch operation {
+        case "get": try get(request)
+        case "store": try save(request)
+        default: try erase(request)
+        }
+    }
+
+    /// Writes the first credential that matches `request` and has not
+    /// expired: unlocked items before locked ones, each the most recently
+    /// modified first.
+    private func get(_ request: GitCredential) throws(CLIFailure) {
+        guard request.protocolName != nil, request.host != nil || request.path != nil else { return }
+        let now = UInt64(max(0, time(nil)))
+        for item in try matches(request) {
+            var found = try stored(in: item)
+            defer { found?.wipe() }
+            guard let credential = found, !credential.hasExpired(now: now) else { continue }
+            var output = credential.output()
+            defer { output.wipe() }
+            return try StandardStreams.write(output)
+        }
+    }
+
+    /// Stores `request`. An item of this schema with the same credential
+    /// attributes gets the new secret in place; otherwise a new item is
+    /// created (with `replace`, which gnome-keyring and KWallet apply
+    /// atomically, so concurrent stores leave one item). Items of the same
+    /// credential under another schema (git-credential-libsecret's newer
+    /// `org.git.Password`) are then removed: the credential has one item.
+    /// (KeePassXC 2.7.4 never completes the prompt of a `replace` that
+    /// meets an existing item, hence the update in place.)
+    private func save(_ request: GitCredential) throws(CLIFailure) {
+        guard request.protocolName != nil, request.host != nil || request.path != nil,
+              request.username != nil, request.password != nil
+        else { return }
+        let attributes = GitCredentialItems.attributes(of: request)
+        var secret = GitCredentialItems.secret(of: request)
+        defer { secret.wipe() }
+        let same = try matches(request).filter { GitCredentialItems.isSameCredential($0.attributes, as: attributes) }
+        let kept: String
+        if let ours = same.first(where: { $0.attributes[GitCredentialItems.schemaAttribute] == GitCredentialItems.schema }) {
+            try call("storing the credential") { () throws(KeychainError) in try store.setSecret(secret, of: ours) }
+            kept = ours.path
+        } else {
+            kept = try call("storing the credential") { () throws(KeychainError) in
+                try store.createItem(
+                    attributes: attributes.merging([GitCredentialItems.schemaAttribute: GitCredentialItems.schema]) { $1 },
+                    label: GitCredentialItems.label(of: request), value: secret)
+            }
+        }
+        for item in same where item.path != kept {
+            try call("removing the credential's older item") { () throws(KeychainError) in try store.delete(item) }
+        }
+    }
+
+    /// Deletes the items that match `request`; when it carries a password,
+    /// only those holding that password, so that rejecting an old password
+    /// never erases a new one another git process stored meanwhile.
+    private func erase(_ request: GitCredential) throws(CLIFailure) {
+        guard request.protocolName != nil || request.host != nil || request.path != nil || request.username != nil
+        else { return }
+        for item in try matches(request) {
+            if let password = request.password {
+                var found = try stored(in: item)
+                defer { found?.wipe() }
+                guard let stored = found?.password, stored == password else { continue }
+            }
+            try call("erasing a credential") { () throws(KeychainError) in try store.delete(item) }
+        }
+    }
+
+    /// The items whose attributes include those `request` pins down,
+    /// unlocked first, each the most recently modified first.
+    private func matches(_ request: GitCredential) throws(CLIFailure) -> [SecretServiceItem] {
+        let items = try call("looking up the credential") { () throws(KeychainError) in
+            try store.items(matching: GitCredentialItems.attributes(of: request))
+        }
+        return items.filter { !$0.isLocked } + items.filter(\.isLocked)
+    }
+
+    /// The credential `item` holds; `nil` when it was deleted meanwhile.
+    private func stored(in item: SecretServiceItem) throws(CLIFailure) -> GitCredential? {
+        guard var secret = try call("reading the credential", { () throws(KeychainError) in try store.secret(of: item) })
+        else { return nil }
+        defer { secret.wipe() }
+        return GitCredentialItems.credential(user: item.attributes["user"], secret: secret)
+    }
+
+    private func call<R>(_ what: String, _ body: () throws(KeychainError) -> R) throws(CLIFailure) -> R {
+        try keychainCall(what, detail: store.failureDetail(for:), body)
+    }
+}

@@ -1,0 +1,38 @@
+#!/bin/sh
+# Tests of git-credential-keychainkit with real git (tests/git/test_git_credential.py),
+# against the private Secret Service of a harness: run it inside
+# scripts/with-secret-service.sh or scripts/with-keepassxc.sh.
+#
+#   tests/git/run.sh HELPER PYTHON
+#
+# HELPER is the git-credential-keychainkit link `make cli` makes; PYTHON has
+# pytest and jeepney (scripts/python-venv.sh). git's own
+# git-credential-libsecret is built from the git package's contrib sources
+# into build/git-credential-libsecret/ and checked against ours both ways
+# (on gnome-keyring: on KeePassXC 2.7.4 libsecret's store over an existing
+# item never returns). Exits with pytest's status; "no tests collected" is
+# a failure too.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+helper=$1 python=$2
+shift 2
+
+[ "${KEYCHAINKIT_TEST_KEYRING:-}" = private ] || { echo "$0: run inside scripts/with-secret-service.sh" >&2; exit 2; }
+
+libsecret_helper=""
+if [ "${KEYCHAINKIT_TEST_SERVER:-gnome-keyring}" = gnome-keyring ]; then
+    source=/usr/share/doc/git/contrib/credential/libsecret/git-credential-libsecret.c
+    out="$root/build/git-credential-libsecret"
+    mkdir -p "$out"
+    # shellcheck disable=SC2046 # pkg-config output is a list of flags
+    gcc -O1 -o "$out/git-credential-libsecret" "$source" $(pkg-config --cflags --libs libsecret-1 glib-2.0)
+    libsecret_helper="$out/git-credential-libsecret"
+fi
+
+status=0
+KEYCHAINKIT_GIT_HELPER="$helper" KEYCHAINKIT_GIT_LIBSECRET_HELPER="$libsecret_helper" \
+    "$python" -m pytest -p no:cacheprovider -q "$here" "$@" || status=$?
+[ "$status" -eq 5 ] && { echo "$0: pytest collected no tests: failing" >&2; exit 1; }
+exit "$status"
