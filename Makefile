@@ -37,9 +37,11 @@ REALNAME := libkeychainkit.so.$(VERSION)
 BUILD    := build
 LIB      := $(BUILD)/lib/$(REALNAME)
 CLI      := $(BUILD)/bin/keychainkit
+# git's credential helper: the same program under the name git looks for.
+GIT_HELPER := $(BUILD)/bin/git-credential-keychainkit
 PYTHON    = $(shell scripts/python-venv.sh)
 
-.PHONY: all demo deps release lib cli wheel install uninstall test test-swift test-c test-python test-cli test-packaging test-abi test-bench test-readme test-hygiene test-sanitizers check-extended bench clean FORCE
+.PHONY: all demo deps release lib cli wheel install uninstall test test-swift test-c test-python test-cli test-git test-packaging test-abi test-bench test-readme test-hygiene test-sanitizers check-extended bench clean FORCE
 
 all: lib cli
 
@@ -53,7 +55,7 @@ demo: deps
 # of everything but the kk_ symbols it exports.
 lib: $(LIB)
 
-cli: $(CLI)
+cli: $(CLI) $(GIT_HELPER)
 
 release: $(LIB) $(CLI)
 
@@ -92,6 +94,9 @@ $(CLI): $(STAMP)
 	mkdir -p $(BUILD)/bin
 	strip -o $@ $(RELEASE)/keychainkit-cli
 
+$(GIT_HELPER): $(CLI)
+	ln -sf keychainkit $@
+
 FORCE:
 
 # The Python package with the library inside, built from a staged copy of
@@ -117,6 +122,7 @@ wheel: $(LIB)
 install: $(LIB) $(CLI)
 	install -d $(DESTDIR)$(PREFIX)/$(LIBDIR) $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/keychainkit
+	ln -sf keychainkit $(DESTDIR)$(PREFIX)/bin/git-credential-keychainkit
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/$(LIBDIR)/$(REALNAME)
 	ln -sf $(REALNAME) $(DESTDIR)$(PREFIX)/$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/$(LIBDIR)/libkeychainkit.so
@@ -127,7 +133,7 @@ install: $(LIB) $(CLI)
 	@if [ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null && [ "$$(id -u)" -eq 0 ]; then ldconfig; fi
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/keychainkit \
+	rm -f $(DESTDIR)$(PREFIX)/bin/keychainkit $(DESTDIR)$(PREFIX)/bin/git-credential-keychainkit \
 	      $(DESTDIR)$(PREFIX)/$(LIBDIR)/$(REALNAME) \
 	      $(DESTDIR)$(PREFIX)/$(LIBDIR)/$(SONAME) \
 	      $(DESTDIR)$(PREFIX)/$(LIBDIR)/libkeychainkit.so \
@@ -139,6 +145,7 @@ test: deps
 	$(MAKE) test-c
 	$(MAKE) test-python
 	$(MAKE) test-cli
+	$(MAKE) test-git
 	$(MAKE) test-packaging
 	$(MAKE) test-abi
 	$(MAKE) test-bench
@@ -163,16 +170,22 @@ test-python: $(LIB) $(CLI)
 	bindings/python/run-tests.sh
 	KEYCHAINKIT_TEST_HARNESS=scripts/with-keepassxc.sh bindings/python/run-tests.sh $(KEEPASSXC_PYTEST_IGNORE)
 
-test-cli: $(CLI)
+test-cli: $(CLI) $(GIT_HELPER)
 	$(HARNESS) tests/cli/run.sh $(CURDIR)/$(CLI) $(PYTHON)
 	scripts/with-keepassxc.sh tests/cli/run.sh $(CURDIR)/$(CLI) $(PYTHON)
 
-bench: deps $(LIB) $(CLI)
+# git-credential-keychainkit with real git, on gnome-keyring (and against
+# git's own git-credential-libsecret) and on KeePassXC.
+test-git: $(GIT_HELPER)
+	$(HARNESS) tests/git/run.sh $(CURDIR)/$(GIT_HELPER) $(PYTHON)
+	scripts/with-keepassxc.sh tests/git/run.sh $(CURDIR)/$(GIT_HELPER) $(PYTHON)
+
+bench: deps $(LIB) $(GIT_HELPER)
 	bench/run.sh full
 
 # The benchmarks in a tiny configuration, so that they cannot rot; no timing
 # is asserted.
-test-bench: $(LIB) $(CLI)
+test-bench: $(LIB) $(GIT_HELPER)
 	bench/run.sh tiny
 
 test-readme: $(LIB) $(CLI)

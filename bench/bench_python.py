@@ -97,7 +97,38 @@ def main():
         ("secret-tool lookup", process(["secret-tool", "lookup", "service", service, "username", "present"])),
         ("python -m keyring get", process([sys.executable, "-m", "keyring", "get", service, "present"])),
     ])
+    git_helpers(process_rounds, os.path.join(os.path.dirname(binary), "git-credential-keychainkit"),
+                os.environ["KEYCHAINKIT_BENCH_GIT_LIBSECRET"])
     kc.close()
+
+
+def git_helpers(rounds, ours, libsecret):
+    """git credential fill through each helper, one credential both find."""
+    host = f"kkbench-git-{os.getpid()}.example"
+    request = f"protocol=https\nhost={host}\n\n".encode()
+    stored = subprocess.run([ours, "store"], input=request[:-1] + b"username=u\npassword=benchmark-value\n\n")
+    assert stored.returncode == 0
+    environment = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null", GIT_TERMINAL_PROMPT="0")
+
+    def run(arguments):
+        def once():
+            result = subprocess.run(arguments, input=request, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    env=environment)
+            assert result.returncode == 0 and b"password=benchmark-value" in result.stdout, result
+        return once
+
+    def fill(helper):
+        return run(["git", "-c", f"credential.helper={helper}", "credential", "fill"])
+
+    compare("git credential", rounds, [
+        ("git credential fill, git-credential-keychainkit", fill(ours)),
+        ("git credential fill, git-credential-libsecret", fill(libsecret)),
+    ])
+    compare("git credential", rounds, [
+        ("git-credential-keychainkit get", run([ours, "get"])),
+        ("git-credential-libsecret get", run([libsecret, "get"])),
+    ])
+    assert subprocess.run([ours, "erase"], input=request).returncode == 0
 
 
 if __name__ == "__main__":

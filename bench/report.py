@@ -35,6 +35,10 @@ COMPARISONS = [
      "keyring get, keychainkit installed (keyring's choice)", "keyring get, SecretService backend", "ratio", None),
     ("keychainkit get vs secret-tool lookup (process)", "keychainkit get", "secret-tool lookup", "ratio", 0.4),
     ("keychainkit get vs python -m keyring get (process)", "keychainkit get", "python -m keyring get", "ratio", None),
+    ("git credential fill: keychainkit vs libsecret helper", "git credential fill, git-credential-keychainkit",
+     "git credential fill, git-credential-libsecret", "ratio", None),
+    ("git helper get: keychainkit vs libsecret (process)", "git-credential-keychainkit get",
+     "git-credential-libsecret get", "ratio", None),
     ("write with many observers elsewhere vs none", "kk_set, many observers on other keys", "kk_set, 0 observers", "ratio", 1.1),
     # 4 writer processes at once, each with its own connection; every key
     # checked to have exactly one item afterwards (bench_contention.c).

@@ -27,6 +27,8 @@ gcc $cflags "$root/bench/bench_outside_changes.c" -o "$out/bench_outside_changes
 gcc $cflags "$root/bench/bench_memory.c" -o "$out/bench_memory" $linked
 gcc $cflags "$root/bench/bench_loading.c" -o "$out/bench_loading" -ldl
 
+export KEYCHAINKIT_BENCH_GIT_LIBSECRET
+KEYCHAINKIT_BENCH_GIT_LIBSECRET=$("$root/scripts/build-git-credential-libsecret.sh")
 results="$out/results.jsonl"
 : > "$results"
 "$out/bench_loading" "$lib/libkeychainkit.so.0" "$loading_processes" >> "$results"

@@ -8,7 +8,7 @@
 # HELPER is the git-credential-keychainkit link `make cli` makes; PYTHON has
 # pytest and jeepney (scripts/python-venv.sh). git's own
 # git-credential-libsecret is built from the git package's contrib sources
-# into build/git-credential-libsecret/ and checked against ours both ways
+# (scripts/build-git-credential-libsecret.sh) and checked against ours both ways
 # (on gnome-keyring: on KeePassXC 2.7.4 libsecret's store over an existing
 # item never returns). Exits with pytest's status; "no tests collected" is
 # a failure too.
@@ -23,12 +23,7 @@ shift 2
 
 libsecret_helper=""
 if [ "${KEYCHAINKIT_TEST_SERVER:-gnome-keyring}" = gnome-keyring ]; then
-    source=/usr/share/doc/git/contrib/credential/libsecret/git-credential-libsecret.c
-    out="$root/build/git-credential-libsecret"
-    mkdir -p "$out"
-    # shellcheck disable=SC2046 # pkg-config output is a list of flags
-    gcc -O1 -o "$out/git-credential-libsecret" "$source" $(pkg-config --cflags --libs libsecret-1 glib-2.0)
-    libsecret_helper="$out/git-credential-libsecret"
+    libsecret_helper=$("$root/scripts/build-git-credential-libsecret.sh")
 fi
 
 status=0

@@ -84,6 +84,20 @@ installed_layout() {
 }
 check "installed library, symlinks, header and .pc (no staging path inside)" installed_layout
 
+# git runs `git-credential-keychainkit get` for `credential.helper keychainkit`:
+# the installed link runs the helper (an operation git does not know is
+# ignored; a request with no Secret Service fails fast, exit 4).
+installed_git_helper() {
+    local helper="$stage$prefix/bin/git-credential-keychainkit" status
+    [ "$(readlink "$helper")" = keychainkit ] || return 1
+    "$helper" frobnicate </dev/null || return 1
+    printf 'protocol=https\nhost=example.com\n\n' |
+        DBUS_SESSION_BUS_ADDRESS="unix:path=$work/no-bus" timeout 10 "$helper" get
+    status=$?
+    [ "$status" -eq 4 ] || { echo "exit $status, wanted 4"; return 1; }
+}
+check "installed git-credential-keychainkit link runs git's credential helper" installed_git_helper
+
 build_with_pkg_config() {
     local flags
     flags=$(PKG_CONFIG_SYSROOT_DIR="$stage" PKG_CONFIG_LIBDIR="$stage$prefix/lib/pkgconfig" \

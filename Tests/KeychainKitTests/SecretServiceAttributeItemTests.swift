@@ -1,0 +1,120 @@
+import KeychainKit
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+
+/// Items addressed by arbitrary attributes (git's credentials, libsecret's
+/// network passwords): found with their attributes and label, read,
+/// replaced, updated and deleted; locked never absent.
+@Suite("Secret Service: items by attributes")
+struct SecretServiceAttributeItemTests {
+
+    private func attributes(_ server: String, user: String) -> [String: String] {
+        ["protocol": "https", "server": server, "user": user]
+    }
+
+    @Test func createdItemsAreFoundWithTheirAttributesAndLabel() throws {
+        try requirePrivateKeyring()
+        let store = SecretServiceKeychainInterface()
+        let server = uniqueService()
+        let created = try store.createItem(
+            attributes: attributes(server, user: "alice").merging(["xdg:schema": "org.example.Test"]) { $1 },
+            label: "Test: \(server)", value: Array("alice's".utf8))
+        let found = try store.items(matching: ["server": server])
+        #expect(found.map(\.path) == [created])
+        let item = try #require(found.first)
+        #expect(item.label == "Test: \(server)")
+        #expect(item.attributes["user"] == "alice" && item.attributes["xdg:schema"] == "org.example.Test")
+        #expect(!item.isLocked && item.modified > 0)
+        #expect(try store.secret(of: item) == Array("alice's".utf8))
+        #expect(try store.items(matching: ["server": server, "user": "bob"]).isEmpty)
+        try store.delete(item)
+        #expect(try store.items(matching: ["server": server]).isEmpty)
+        #expect(try store.secret(of: item) == nil, "a deleted item's secret is nil, not an error")
+        try store.delete(item)  // deleted meanwhile: no error
+    }
+
+    @Test func createReplacesTheItemOfTheSameAttributes() throws {
+        try requirePrivateKeyring()
+        let store = SecretServiceKeychainInterface()
+        let server = uniqueService()
+        try store.createItem(attributes: attributes(server, user: "alice"), label: "first", value: Array("1".utf8))
+        try store.createItem(attributes: attributes(server, user: "alice"), label: "second", value: Array("2".utf8))
+        try store.createItem(attributes: attributes(server, user: "bob"), label: "bob", value: Array("b".utf8))
+        let alice = try store.items(matching: attributes(server, user: "alice"))
+        #expect(alice.count == 1)
+        #expect(try alice.first.flatMap { try store.secret(of: $0) } == Array("2".utf8))
+        #expect(try store.items(matching: ["server": server]).count == 2)
+        for item in try store.items(matching: ["server": server]) { try store.delete(item) }
+    }
+
+    @Test func setSecretUpdatesInPlaceAndItemsComeNewestFirst() throws {
+        try requirePrivateKeyring()
+        let store = SecretServiceKeychainInterface()
+        let server = uniqueService()
+        try store.createItem(attributes: attributes(server, user: "older"), label: "older", value: [1])
+        try store.createItem(attributes: attributes(server, user: "newer"), label: "newer", value: [2])
+        // Same second: the later created comes first (by path).
+        #expect(try store.items(matching: ["server": server]).map(\.label) == ["newer", "older"])
+        let older = try #require(try store.items(matching: attributes(server, user: "older")).first)
+        waitForTheNextSecond()
+        try store.setSecret([3], of: older)
+        let found = try store.items(matching: ["server": server])
+        #expect(found.map(\.label) == ["older", "newer"], "modified last: first")
+        #expect(found.first?.path == older.path, "updated in place")
+        #expect(try store.secret(of: older) == [3])
+        for item in found { try store.delete(item) }
+        #expect(throws: KeychainError.itemNotFound) { try store.setSecret([4], of: older) }
+    }
+
+    @Test func badAttributesAreInvalidArguments() throws {
+        let store = SecretServiceKeychainInterface(busAddress: "unix:path=/nonexistent")
+        #expect(throws: KeychainError.invalidArgument) { try store.items(matching: ["": "x"]) }
+        #expect(throws: KeychainError.invalidArgument) { try store.items(matching: ["a": "x\0y"]) }
+        #expect(throws: KeychainError.invalidArgument) {
+            try store.createItem(attributes: ["a\0": "x"], label: "l", value: [1])
+        }
+        #expect(throws: KeychainError.invalidArgument) {
+            try store.createItem(attributes: ["a": "x"], label: "l\0", value: [1])
+        }
+        #expect(throws: KeychainError.serviceUnavailable) { try store.items(matching: ["a": "x"]) }
+    }
+
+    @Test func lockedItemsAreFoundButTheirSecretsNeedAnUnlock() throws {
+        try requirePrivateKeyring()
+        let admin = try SecretServiceAdmin()
+        let password = "lockable-\(UInt32.random(in: 0...UInt32.max))"
+        let collection = try admin.createCollection(label: "kktest-attr-lockable", password: password)
+        defer { try? admin.deleteCollection(collection) }
+        let store = SecretServiceKeychainInterface(collection: collection, prompts: .never)
+        let server = uniqueService()
+        try store.createItem(attributes: attributes(server, user: "alice"), label: "locked", value: [7])
+
+        try admin.lock(collection)
+        let item = try #require(try store.items(matching: ["server": server]).first)
+        #expect(item.isLocked, "a locked item is listed, marked locked")
+        #expect(throws: KeychainError.interactionNotAllowed) { try store.secret(of: item) }
+        #expect(throws: KeychainError.interactionNotAllowed) { try store.setSecret([8], of: item) }
+        #expect(throws: KeychainError.interactionNotAllowed) {
+            try store.createItem(attributes: attributes(server, user: "bob"), label: "new", value: [9])
+        }
+        #expect(store.failureDetail(for: .interactionNotAllowed)?.contains("locked") == true)
+
+        try admin.unlock(collection, password: password)
+        #expect(try store.secret(of: item) == [7])
+    }
+}
+
+/// Waits until the wall clock's second changes (modification times have
+/// one-second resolution).
+private func waitForTheNextSecond() {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    let second = now.tv_sec
+    while true {
+        clock_gettime(CLOCK_REALTIME, &now)
+        if now.tv_sec != second { return }
+        usleep(10_000)
+    }
+}
