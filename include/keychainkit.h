@@ -224,6 +224,8 @@ typedef struct kk_secret_service_options {
     /** The collection new items are created in: an alias ("default", or
      *  "session" for one the service does not persist) or a collection's
      *  D-Bus object path ("/org/freedesktop/secrets/collection/login").
+     *  An alias is letters, digits and '_' (it is the last element of the
+     *  object path /org/freedesktop/secrets/aliases/<alias>).
      *  NULL means "default". Reads, updates and removals look in every
      *  collection. Copied at open. */
     const char *collection;
@@ -255,7 +257,8 @@ KK_API kk_status kk_secret_service_options_init(kk_secret_service_options *optio
  *  handle to release with kk_close().
  *
  *  Returns KK_OK; KK_EINVAL (out NULL, an unknown options version, a
- *  collection that is empty or not valid UTF-8, an unknown prompt policy);
+ *  collection that is empty, not valid UTF-8, neither an alias nor a valid
+ *  D-Bus object path, an unknown prompt policy);
  *  KK_ENOMEM. Thread-safe. Since 0.5.
  *
  *      kk_secret_service_options options = KK_SECRET_SERVICE_OPTIONS_INIT;

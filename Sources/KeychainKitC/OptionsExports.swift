@@ -39,9 +39,8 @@ private func secretServiceInterface(
     }
     var collection = "default"
     if let name = options.collection {
-        guard let decoded = String(validatingCString: name), !decoded.isEmpty else {
-            throw invalidArgument("the collection is empty or not valid UTF-8")
-        }
+        guard let decoded = String(validatingCString: name) else { throw invalidArgument("the collection is not valid UTF-8") }
+        if let reason = SecretServiceKeychainInterface.invalidCollectionReason(decoded) { throw invalidArgument(reason) }
         collection = decoded
     }
     let prompts: PromptPolicy

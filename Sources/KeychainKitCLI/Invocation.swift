@@ -118,7 +118,9 @@ struct Invocation {
             case "--prompt-timeout": promptTimeout = try Self.milliseconds(try value(of: argument), argument)
             case "--collection":
                 collection = try value(of: argument)
-                guard !collection.isEmpty else { throw CLIFailure(.usage, "--collection needs a collection") }
+                if let reason = SecretServiceKeychainInterface.invalidCollectionReason(collection) {
+                    throw CLIFailure(.usage, "--collection: \(reason)")
+                }
             case "--prompt":
                 let policy = try value(of: argument)
                 switch policy {

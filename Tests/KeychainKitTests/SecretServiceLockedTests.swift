@@ -35,4 +35,24 @@ struct SecretServiceLockedTests {
         #expect(try keychain.value(forKey: fresh) == nil)
         try keychain.removeValue(forKey: key)
     }
+
+    /// gnome-keyring lists a locked collection's items, so an empty locked
+    /// collection hides nothing: a key absent everywhere is absent, not
+    /// locked (found in CI: a lone test with an empty locked login keyring
+    /// was refused its reads from the session collection).
+    @Test func anEmptyLockedCollectionOnGnomeKeyringHidesNothing() throws {
+        try requirePrivateKeyring()
+        let admin = try SecretServiceAdmin()
+        let password = "empty-\(UInt32.random(in: 0...UInt32.max))"
+        let empty = try admin.createCollection(label: "kktest-empty-locked", password: password)
+        defer { try? admin.deleteCollection(empty) }
+        try admin.lock(empty)
+        let keychain = Keychain(interface: SecretServiceKeychainInterface(prompts: .never))
+        let key = uniqueKey()
+        #expect(try keychain.value(forKey: key) == nil)
+        #expect(try !keychain.contains(key))
+        try keychain.updateValue("v", forKey: key)
+        #expect(try keychain.value(forKey: key) == "v")
+        try keychain.removeValue(forKey: key)
+    }
 }

@@ -174,7 +174,8 @@ if grep -q "$marker" "$work/err"; then bad "no secret in error text" "$(cat "$wo
 input=""
 expect "--prompt with an unknown policy: usage" 2 "" "unknown --prompt" -- "$kk" --prompt sometimes ls
 expect "--timeout needs milliseconds: usage" 2 "" "--timeout needs" -- "$kk" --timeout 0 ls
-expect "--collection needs a value: usage" 2 "" "--collection needs" -- "$kk" --collection "" ls
+expect "--collection with an empty value: usage" 2 "" "--collection: the collection is empty" -- "$kk" --collection "" ls
+expect "--collection with an alias that is no path element: usage" 2 "" "not letters, digits" -- "$kk" --collection my-alias ls
 input=$'in session\n'
 if [ "${KEYCHAINKIT_TEST_SERVER:-gnome-keyring}" = gnome-keyring ]; then
     expect "--collection session: stored" 0 "" "" -- "$kk" --collection session set --service "$svc" sess

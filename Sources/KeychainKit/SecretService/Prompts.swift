@@ -27,7 +27,7 @@ extension SecretServiceConnection {
         let rule = "type='signal',sender='\(destination)',path='\(path)',"
             + "interface='\(Names.Prompt.interface)',member='\(Names.Prompt.completed)'"
         guard let completed = try bus.call(request, thenAwait: rule, atMost: limit) else {
-            if try !isGnomeKeyring() { dismiss(path) }
+            if !(isGnomeKeyring() ?? true) { dismiss(path) }  // unknown: as on gnome-keyring
             return .unanswered
         }
         return try completed.readBool() ? .dismissed : .completed(completed)
@@ -86,8 +86,12 @@ extension SecretServiceConnection {
     /// The locked collections whose items a search does not show, so that
     /// an empty search proves nothing about them: KeePassXC hides every
     /// item of a locked database. A locked collection that lists its items
-    /// (gnome-keyring, KWallet) is searched like any other.
+    /// (gnome-keyring, KWallet) is searched like any other. An empty locked
+    /// collection looks the same as a hiding one, so on gnome-keyring, which
+    /// never hides, none is; on other servers an empty locked collection
+    /// counts as hiding (never "absent" by mistake).
     func hiddenCollections() throws(SecretServiceFailure) -> [String] {
+        if isGnomeKeyring() == true { return [] }
         let request = try methodCall(Names.servicePath, Names.Properties.interface, Names.Properties.get)
         try request.append(Names.Service.interface)
         try request.append(Names.Service.collectionsProperty)
@@ -122,11 +126,12 @@ extension SecretServiceConnection {
     }
 
     /// Whether the service is gnome-keyring (its service object implements
-    /// an `org.gnome.keyring` interface), asked once per connection.
-    private func isGnomeKeyring() throws(SecretServiceFailure) -> Bool {
+    /// an `org.gnome.keyring` interface), asked once per connection; `nil`
+    /// when introspection failed (asked again next time).
+    private func isGnomeKeyring() -> Bool? {
         if let known = serverIsGnomeKeyring { return known }
-        let request = try methodCall(Names.servicePath, Names.Introspectable.interface, Names.Introspectable.introspect)
-        let found = (try? call(request).readString()).map { $0.contains("org.gnome.keyring.") } ?? true
+        let request = try? methodCall(Names.servicePath, Names.Introspectable.interface, Names.Introspectable.introspect)
+        let found = request.flatMap { try? call($0).readString() }.map { $0.contains("org.gnome.keyring.") }
         serverIsGnomeKeyring = found
         return found
     }

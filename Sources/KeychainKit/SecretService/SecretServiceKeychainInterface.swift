@@ -118,6 +118,25 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     private typealias Names = SecretServiceNames
 
+    /// Why `collection` cannot name a collection, or `nil` when it can: an
+    /// alias is letters, digits and `_` (it becomes the last element of an
+    /// object path); otherwise it must be a valid D-Bus object path.
+    public static func invalidCollectionReason(_ collection: String) -> String? {
+        func isPathElement(_ element: Substring) -> Bool {
+            !element.isEmpty && element.utf8.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+            }
+        }
+        if collection.isEmpty { return "the collection is empty" }
+        guard collection.hasPrefix("/") else {
+            return isPathElement(collection[...]) ? nil : "the collection alias '\(collection)' is not letters, digits and '_' only"
+        }
+        let elements = collection.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        return collection == "/" || !elements.allSatisfy(isPathElement)
+            ? "the collection '\(collection)' is not a D-Bus object path" : nil
+    }
+
     private var collectionPath: String {
         collection.hasPrefix("/") ? collection : Names.aliasPath(collection)
     }

@@ -66,6 +66,13 @@ TEST(options_are_checked)
     CHECK_STATUS(kk_open_secret_service_with(&options, &kc), KK_EINVAL);
     options.collection = "\xff";
     CHECK_STATUS(kk_open_secret_service_with(&options, &kc), KK_EINVAL);
+    /* An alias becomes an object path's element: "-" cannot be in one. */
+    options.collection = "my-alias";
+    CHECK_STATUS(kk_open_secret_service_with(&options, &kc), KK_EINVAL);
+    CHECK(strstr(kk_error_message(), "alias") != NULL);
+    options.collection = "/org/freedesktop/secrets/collection/";
+    CHECK_STATUS(kk_open_secret_service_with(&options, &kc), KK_EINVAL);
+    CHECK(strstr(kk_error_message(), "object path") != NULL);
     CHECK(kc == (kk_keychain *)KT_SENTINEL); /* untouched on failure */
 
     kc = NULL;

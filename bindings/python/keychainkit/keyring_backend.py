@@ -66,9 +66,30 @@ class Keyring(KeyringBackend):
 
     _answered = False
 
+    preferred_collection: Optional[str] = None
+    """Where new items go, as with keyring's SecretService backend: a
+    collection's D-Bus object path (or an alias such as ``"session"``);
+    ``None``, the default collection. Set it as keyring sets any backend
+    property: ``KEYRING_PROPERTY_PREFERRED_COLLECTION`` in the environment,
+    or ``keyring.get_keyring().with_properties(preferred_collection=...)``.
+    Unlike keyring's backend, reads still look in every collection (as the
+    library always does), so a password is found wherever it was stored."""
+
     def __init__(self) -> None:
         super().__init__()
-        self._keychain = Keychain()
+        self._opened: Optional[Keychain] = None
+        self._opened_for: Optional[str] = None
+
+    @property
+    def _keychain(self) -> Keychain:
+        """The handle for :attr:`preferred_collection`, opened on first use
+        and again when the property changes (``with_properties`` copies the
+        backend and sets it in the copy's ``__dict__``)."""
+        wanted = self.preferred_collection
+        if self._opened is None or self._opened_for != wanted:
+            self._opened = Keychain(collection=wanted)
+            self._opened_for = wanted
+        return self._opened
 
     @properties.classproperty
     def priority(cls) -> float:

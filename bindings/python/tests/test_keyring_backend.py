@@ -124,3 +124,28 @@ def test_no_secret_in_repr_or_str(secret_service: None, service: str) -> None:
     keyring.set_password(service, "a", MARKER)
     assert keyring.get_password(service, "a") == MARKER
     assert MARKER not in repr(keyring) + str(keyring) + repr(vars(keyring))
+
+
+def test_preferred_collection_is_where_new_passwords_go(secret_service: None, no_display: None, service: str) -> None:
+    """keyring's preferred_collection property (with_properties, or
+    KEYRING_PROPERTY_PREFERRED_COLLECTION): gnome-keyring's non-persistent
+    "session" collection stays unlocked when the default one is locked."""
+    backend = Keyring().with_properties(preferred_collection="session")
+    backend.set_password(service, "alice", "in session")
+    keyring_control.lock()
+    try:
+        assert backend.get_password(service, "alice") == "in session"
+        with pytest.raises(errors.KeyringLocked):
+            Keyring().set_password(service, "bob", "in the locked default collection")
+    finally:
+        keyring_control.unlock()
+    backend.delete_password(service, "alice")
+
+
+def test_preferred_collection_from_the_environment(secret_service: None, service: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KEYRING_PROPERTY_PREFERRED_COLLECTION", "nosuchalias")
+    backend = Keyring()
+    backend.set_properties_from_env()
+    with pytest.raises(errors.PasswordSetError, match="nosuchalias"):
+        backend.set_password(service, "alice", "nowhere")
