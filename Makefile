@@ -175,9 +175,10 @@ test-cli: $(CLI) $(GIT_HELPER)
 	scripts/with-keepassxc.sh tests/cli/run.sh $(CURDIR)/$(CLI) $(PYTHON)
 
 # git-credential-keychainkit with real git, on gnome-keyring (and against
-# git's own git-credential-libsecret) and on KeePassXC.
+# git's own git-credential-libsecret), KWallet and KeePassXC.
 test-git: $(GIT_HELPER)
 	$(HARNESS) tests/git/run.sh $(CURDIR)/$(GIT_HELPER) $(PYTHON)
+	scripts/with-kwallet.sh tests/git/run.sh $(CURDIR)/$(GIT_HELPER) $(PYTHON)
 	scripts/with-keepassxc.sh tests/git/run.sh $(CURDIR)/$(GIT_HELPER) $(PYTHON)
 
 bench: deps $(LIB) $(GIT_HELPER)

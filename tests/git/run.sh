@@ -1,7 +1,8 @@
 #!/bin/sh
 # Tests of git-credential-keychainkit with real git (tests/git/test_git_credential.py),
 # against the private Secret Service of a harness: run it inside
-# scripts/with-secret-service.sh or scripts/with-keepassxc.sh.
+# scripts/with-secret-service.sh, scripts/with-kwallet.sh or
+# scripts/with-keepassxc.sh.
 #
 #   tests/git/run.sh HELPER PYTHON
 #
@@ -9,8 +10,8 @@
 # pytest and jeepney (scripts/python-venv.sh). git's own
 # git-credential-libsecret is built from the git package's contrib sources
 # (scripts/build-git-credential-libsecret.sh) and checked against ours both ways
-# (on gnome-keyring: on KeePassXC 2.7.4 libsecret's store over an existing
-# item never returns). Exits with pytest's status; "no tests collected" is
+# (on gnome-keyring only: on KeePassXC 2.7.4 libsecret's store over an
+# existing item never returns). Exits with pytest's status; "no tests collected" is
 # a failure too.
 set -eu
 

@@ -1,13 +1,14 @@
 """git-credential-keychainkit as git runs it: real `git credential
 fill/approve/reject` with `credential.helper` configured, against the
-private Secret Service of the harness (scripts/with-secret-service.sh or
-scripts/with-keepassxc.sh), and interop both ways with git's own
+private Secret Service of the harness (scripts/with-secret-service.sh,
+scripts/with-kwallet.sh or scripts/with-keepassxc.sh), and interop both ways with git's own
 git-credential-libsecret built from the git package's contrib sources.
 
 Environment (tests/git/run.sh sets it): KEYCHAINKIT_GIT_HELPER, the helper
 (a link named git-credential-keychainkit); KEYCHAINKIT_GIT_LIBSECRET_HELPER,
-the built libsecret helper (absent on KeePassXC runs: its store over an
-existing item never returns there, see DESIGN.md).
+the built libsecret helper (given on gnome-keyring only: on KeePassXC
+libsecret's store over an existing item never returns, see DESIGN.md; the
+interop is with libsecret, which is the same on every server).
 """
 
 from __future__ import annotations

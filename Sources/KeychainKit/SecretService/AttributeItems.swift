@@ -43,7 +43,12 @@ extension SecretServiceKeychainInterface {
         try withConnection { connection throws(SecretServiceFailure) in
             do throws(SecretServiceFailure) {
                 return try Self.lockedNamed(item.path) { () throws(SecretServiceFailure) in
-                    try secret(at: item.path, on: connection)
+                    try requireUnlocked(item, on: connection)
+                    let value = try secret(at: item.path, on: connection)
+                    // KWallet (5.103) answers GetSecret of a locked item with
+                    // an empty secret, not IsLocked.
+                    if value.isEmpty { try requireUnlocked(item, on: connection, known: false) }
+                    return value
                 }
             } catch let failure where failure.error == .itemNotFound {
                 return nil
@@ -73,6 +78,7 @@ extension SecretServiceKeychainInterface {
     public func setSecret(_ value: [UInt8], of item: SecretServiceItem) throws(KeychainError) {
         try withConnection { connection throws(SecretServiceFailure) in
             try Self.lockedNamed(item.path) { () throws(SecretServiceFailure) in
+                try requireUnlocked(item, on: connection)
                 try setSecret(value, at: item.path, on: connection)
             }
         }
@@ -83,8 +89,21 @@ extension SecretServiceKeychainInterface {
     public func delete(_ item: SecretServiceItem) throws(KeychainError) {
         try withConnection { connection throws(SecretServiceFailure) in
             try Self.lockedNamed(item.path) { () throws(SecretServiceFailure) in
+                try requireUnlocked(item, on: connection)
                 try deleteItem(at: item.path, on: connection)
             }
+        }
+    }
+
+    /// Throws, naming `item`, when it is locked now: asked of the service
+    /// when `known` is false or when the item was locked when found (it may
+    /// have been unlocked since, by the user or by this backend's prompt).
+    private func requireUnlocked(
+        _ item: SecretServiceItem, on connection: SecretServiceConnection, known: Bool = true
+    ) throws(SecretServiceFailure) {
+        guard item.isLocked || !known else { return }
+        if try connection.item(at: item.path)?.isLocked == true {
+            throw SecretServiceFailure.locked([item.path], "the item is")
         }
     }
 
