@@ -22,6 +22,8 @@ let package = Package(
         // libkeychainkit.so: the C ABI of include/keychainkit.h.
         .library(name: "keychainkit", type: .dynamic, targets: ["KeychainKitC"]),
         .executable(name: "keychainkit-cli", targets: ["KeychainKitCLI"]),
+        // Codable values stored as JSON: the one product that uses Foundation.
+        .library(name: "KeychainKitCodable", targets: ["KeychainKitCodable"]),
     ],
     targets: [
         // sd-bus, libsystemd's D-Bus client: the Secret Service transport.
@@ -63,6 +65,11 @@ let package = Package(
                 ]),
             ]
         ),
+        // KeychainKey(json:) for Codable values; Foundation's JSON coders.
+        .target(
+            name: "KeychainKitCodable",
+            dependencies: ["KeychainKit"]
+        ),
         // The `keychainkit` command-line tool (built as keychainkit-cli, installed as keychainkit).
         .executableTarget(
             name: "KeychainKitCLI",
@@ -79,6 +86,10 @@ let package = Package(
         .testTarget(
             name: "KeychainKitTests",
             dependencies: ["KeychainKit", "CGIO"]
+        ),
+        .testTarget(
+            name: "KeychainKitCodableTests",
+            dependencies: ["KeychainKit", "KeychainKitCodable"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -296,4 +296,11 @@ extension Keychain where Interface == SecretServiceKeychainInterface {
     public convenience init() {
         self.init(interface: SecretServiceKeychainInterface())
     }
+
+    /// One keychain on the user's Secret Service shared by the process: what
+    /// ``KeychainItem`` and ``KeychainStorage`` use when given none.
+    /// Connecting is deferred to its first operation.
+    public static var standard: Keychain { standardKeychain }
 }
+
+private let standardKeychain = Keychain<SecretServiceKeychainInterface>()
