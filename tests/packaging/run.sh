@@ -121,6 +121,18 @@ without_swift_toolchain() {
 }
 check "the C program and the keychainkit tool run with the Swift toolchain hidden" without_swift_toolchain
 
+# Foundation stays out of the core, the library and the tool (DESIGN.md): no
+# source imports it but KeychainKitCodable's, and neither binary holds a
+# Foundation type (Swift's metadata names every type it uses, "10Foundation...").
+without_foundation() {
+    local importing
+    importing=$(grep -rlE '^\s*(@_exported )?import (Foundation|FoundationEssentials)\b' Sources | grep -v '^Sources/KeychainKitCodable/')
+    [ -z "$importing" ] || { echo "imports Foundation: $importing"; return 1; }
+    ! grep -c 10Foundation "$lib" build/bin/keychainkit | grep -v ':0$' &&
+    ! ldd "$lib" build/bin/keychainkit | grep -i foundation
+}
+check "no Foundation in the core, libkeychainkit.so or the keychainkit tool" without_foundation
+
 # One source of the version: KK_VERSION_* in the header. Everything else
 # derives it; each derived value is compared with the header's here.
 header_version="$version.$(sed -n 's/^#define KK_VERSION_MINOR \([0-9]*\)/\1/p' include/keychainkit.h).$(sed -n 's/^#define KK_VERSION_PATCH \([0-9]*\)/\1/p' include/keychainkit.h)"

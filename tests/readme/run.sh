@@ -49,10 +49,11 @@ import PackageDescription
 let package = Package(
     name: "Sample",
     dependencies: [.package(path: "$root")],
-    targets: [.executableTarget(name: "Sample", dependencies: [.product(name: "KeychainKit", package: "main")])]
+    targets: [.executableTarget(name: "Sample", dependencies: [
+        .product(name: "KeychainKit", package: "main"), .product(name: "KeychainKitCodable", package: "main")])]
 )
 SWIFT
-    sed -i "s/package: \"main\"/package: \"$(basename "$root" | tr "[:upper:]" "[:lower:]")\"/" "$package/Package.swift"
+    sed -i "s/package: \"main\"/package: \"$(basename "$root" | tr "[:upper:]" "[:lower:]")\"/g" "$package/Package.swift"
     if (cd "$package" && swift build -q >"$work/log" 2>&1 && "$(swift build --show-bin-path)/Sample" >>"$work/log" 2>&1)
     then ok "$name"; else bad "$name"; fi
 done
