@@ -75,7 +75,7 @@ public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendabl
         InMemoryChangeSource(store: store, owner: ObjectIdentifier(self))
     }
 
-    private func access<R>(_ body: (inout InMemoryStore.State) throws(KeychainError) -> R) throws(KeychainError) -> R {
+    func access<R>(_ body: (inout InMemoryStore.State) throws(KeychainError) -> R) throws(KeychainError) -> R {
         try store.state.withLock { state throws(KeychainError) in
             if let failure = state.failure { throw failure }
             return try body(&state)
@@ -89,6 +89,10 @@ final class InMemoryStore: Sendable {
 
     struct State {
         var items: [KeychainAttributes: [UInt8]] = [:]
+        /// The items addressed by attributes (``AttributeItemStore``), by id.
+        var attributeItems: [String: (item: AttributeItem, secret: [UInt8])] = [:]
+        /// The number in the id of the next attribute item created.
+        var nextAttributeItem: UInt64 = 1
         var failure: KeychainError?
         var sources: [ObjectIdentifier: InMemoryChangeSource] = [:]
 
@@ -108,6 +112,7 @@ final class InMemoryStore: Sendable {
     deinit {
         state.withLock { state in
             for key in Array(state.items.keys) { state.items[key]!.wipe() }
+            for id in Array(state.attributeItems.keys) { state.attributeItems[id]!.secret.wipe() }
         }
     }
 }

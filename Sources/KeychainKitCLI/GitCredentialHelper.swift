@@ -74,7 +74,7 @@ struct GitCredentialHelper {
         let kept: String
         if let ours = same.first(where: { $0.attributes[GitCredentialItems.schemaAttribute] == GitCredentialItems.schema }) {
             try call("storing the credential") { () throws(KeychainError) in try store.setSecret(secret, of: ours) }
-            kept = ours.path
+            kept = ours.id
         } else {
             kept = try call("storing the credential") { () throws(KeychainError) in
                 try store.createItem(
@@ -82,7 +82,7 @@ struct GitCredentialHelper {
                     label: GitCredentialItems.label(of: request), value: secret)
             }
         }
-        for item in same where item.path != kept {
+        for item in same where item.id != kept {
             try call("removing the credential's older item") { () throws(KeychainError) in try store.delete(item) }
         }
     }
@@ -105,7 +105,7 @@ struct GitCredentialHelper {
 
     /// The items whose attributes include those `request` pins down,
     /// unlocked first, each the most recently modified first.
-    private func matches(_ request: GitCredential) throws(CLIFailure) -> [SecretServiceItem] {
+    private func matches(_ request: GitCredential) throws(CLIFailure) -> [AttributeItem] {
         let items = try call("looking up the credential") { () throws(KeychainError) in
             try store.items(matching: GitCredentialItems.attributes(of: request))
         }
@@ -113,7 +113,7 @@ struct GitCredentialHelper {
     }
 
     /// The credential `item` holds; `nil` when it was deleted meanwhile.
-    private func stored(in item: SecretServiceItem) throws(CLIFailure) -> GitCredential? {
+    private func stored(in item: AttributeItem) throws(CLIFailure) -> GitCredential? {
         guard var secret = try call("reading the credential", { () throws(KeychainError) in try store.secret(of: item) })
         else { return nil }
         defer { secret.wipe() }

@@ -18,8 +18,8 @@ import KeychainKit
 ///   `\noauth_refresh_token=<token>` when git gave them.
 enum GitCredentialItems {
 
-    /// The schema of the items stored (see above).
-    static let schema = "org.gnome.keyring.NetworkPassword"
+    /// The schema of the items stored (see above): server logins'.
+    static let schema = ServerLogin.schema
 
     static let schemaAttribute = "xdg:schema"
 

@@ -22,7 +22,7 @@ struct SecretServiceAttributeItemTests {
             attributes: attributes(server, user: "alice").merging(["xdg:schema": "org.example.Test"]) { $1 },
             label: "Test: \(server)", value: Array("alice's".utf8))
         let found = try store.items(matching: ["server": server])
-        #expect(found.map(\.path) == [created])
+        #expect(found.map(\.id) == [created])
         let item = try #require(found.first)
         #expect(item.label == "Test: \(server)")
         #expect(item.attributes["user"] == "alice" && item.attributes["xdg:schema"] == "org.example.Test")
@@ -62,7 +62,7 @@ struct SecretServiceAttributeItemTests {
         try store.setSecret([3], of: older)
         let found = try store.items(matching: ["server": server])
         #expect(found.map(\.label) == ["older", "newer"], "modified last: first")
-        #expect(found.first?.path == older.path, "updated in place")
+        #expect(found.first?.id == older.id, "updated in place")
         #expect(try store.secret(of: older) == [3])
         for item in found { try store.delete(item) }
         #expect(throws: KeychainError.itemNotFound) { try store.setSecret([4], of: older) }

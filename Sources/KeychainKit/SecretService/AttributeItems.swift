@@ -6,32 +6,32 @@ import CSDBus
 /// guarantees as the keyed operations: a locked item or a collection that
 /// hides its items is ``KeychainError/interactionNotAllowed`` (or unlocked
 /// first, as ``prompts`` allows), never absent; every call is bounded.
-extension SecretServiceKeychainInterface {
+extension SecretServiceKeychainInterface: AttributeItemStore {
 
     private typealias Names = SecretServiceNames
 
     /// The items, in every collection, whose attributes include
     /// `attributes` (values compared by bytes, by the service), most
     /// recently modified first (then the last created first, by path).
-    /// Locked items are included, marked ``SecretServiceItem/isLocked``.
+    /// Locked items are included, marked ``AttributeItem/isLocked``.
     ///
     /// Throws ``KeychainError/interactionNotAllowed`` when a locked
     /// collection hides its items (KeePassXC), since the answer could be
     /// incomplete, and ``KeychainError/invalidArgument`` for an attribute
     /// name or value containing NUL.
-    public func items(matching attributes: [String: String]) throws(KeychainError) -> [SecretServiceItem] {
-        try Self.validate(attributes)
+    public func items(matching attributes: [String: String]) throws(KeychainError) -> [AttributeItem] {
+        try validate(attributes)
         return try withConnection { connection throws(SecretServiceFailure) in
             try requireNoHiddenCollections(on: connection)
             let pairs = attributes.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
             let (unlocked, locked) = try connection.searchItems(pairs)
             if unlocked.isEmpty && locked.isEmpty { try requireNoHiddenCollections(on: connection, asking: true) }
-            var items: [SecretServiceItem] = []
+            var items: [AttributeItem] = []
             for path in unlocked + locked {
                 if let item = try connection.item(at: path) { items.append(item) }  // nil: deleted meanwhile
             }
             return items.sorted { a, b in
-                a.modified != b.modified ? a.modified > b.modified : Self.precedes(b.path, a.path)
+                a.modified != b.modified ? a.modified > b.modified : Self.precedes(b.id, a.id)
             }
         }
     }
@@ -39,12 +39,12 @@ extension SecretServiceKeychainInterface {
     /// The secret of `item`; `nil` when the item was deleted meanwhile. A
     /// locked item is unlocked first when ``prompts`` allows, else
     /// ``KeychainError/interactionNotAllowed``.
-    public func secret(of item: SecretServiceItem) throws(KeychainError) -> [UInt8]? {
+    public func secret(of item: AttributeItem) throws(KeychainError) -> [UInt8]? {
         try withConnection { connection throws(SecretServiceFailure) in
             do throws(SecretServiceFailure) {
-                return try Self.lockedNamed(item.path) { () throws(SecretServiceFailure) in
+                return try Self.lockedNamed(item.id) { () throws(SecretServiceFailure) in
                     try requireUnlocked(item, on: connection)
-                    let value = try secret(at: item.path, on: connection)
+                    let value = try secret(at: item.id, on: connection)
                     // KWallet (5.103) answers GetSecret of a locked item with
                     // an empty secret, not IsLocked.
                     if value.isEmpty { try requireUnlocked(item, on: connection, known: false) }
@@ -61,10 +61,10 @@ extension SecretServiceKeychainInterface {
     /// whose attributes include all of these (gnome-keyring, KWallet; as
     /// libsecret's `secret_password_store` does). A locked collection is
     /// unlocked first when ``prompts`` allows. Returns the created item's
-    /// object path (``SecretServiceItem/path``).
+    /// object path (``AttributeItem/id``).
     @discardableResult
     public func createItem(attributes: [String: String], label: String, value: [UInt8]) throws(KeychainError) -> String {
-        try Self.validate(attributes)
+        try validate(attributes)
         guard !label.utf8.contains(0) else { throw .invalidArgument }
         return try withConnection { connection throws(SecretServiceFailure) in
             let pairs = attributes.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
@@ -75,22 +75,22 @@ extension SecretServiceKeychainInterface {
     /// Replaces the secret of `item` in place (its attributes and label
     /// stay); throws ``KeychainError/itemNotFound`` when it was deleted
     /// meanwhile. A locked item is unlocked first when ``prompts`` allows.
-    public func setSecret(_ value: [UInt8], of item: SecretServiceItem) throws(KeychainError) {
+    public func setSecret(_ value: [UInt8], of item: AttributeItem) throws(KeychainError) {
         try withConnection { connection throws(SecretServiceFailure) in
-            try Self.lockedNamed(item.path) { () throws(SecretServiceFailure) in
+            try Self.lockedNamed(item.id) { () throws(SecretServiceFailure) in
                 try requireUnlocked(item, on: connection)
-                try setSecret(value, at: item.path, on: connection)
+                try setSecret(value, at: item.id, on: connection)
             }
         }
     }
 
     /// Deletes `item`; one deleted meanwhile is no error. A locked item is
     /// unlocked first when ``prompts`` allows.
-    public func delete(_ item: SecretServiceItem) throws(KeychainError) {
+    public func delete(_ item: AttributeItem) throws(KeychainError) {
         try withConnection { connection throws(SecretServiceFailure) in
-            try Self.lockedNamed(item.path) { () throws(SecretServiceFailure) in
+            try Self.lockedNamed(item.id) { () throws(SecretServiceFailure) in
                 try requireUnlocked(item, on: connection)
-                try deleteItem(at: item.path, on: connection)
+                try deleteItem(at: item.id, on: connection)
             }
         }
     }
@@ -99,11 +99,11 @@ extension SecretServiceKeychainInterface {
     /// when `known` is false or when the item was locked when found (it may
     /// have been unlocked since, by the user or by this backend's prompt).
     private func requireUnlocked(
-        _ item: SecretServiceItem, on connection: SecretServiceConnection, known: Bool = true
+        _ item: AttributeItem, on connection: SecretServiceConnection, known: Bool = true
     ) throws(SecretServiceFailure) {
         guard item.isLocked || !known else { return }
-        if try connection.item(at: item.path)?.isLocked == true {
-            throw SecretServiceFailure.locked([item.path], "the item is")
+        if try connection.item(at: item.id)?.isLocked == true {
+            throw SecretServiceFailure.locked([item.id], "the item is")
         }
     }
 
@@ -119,18 +119,13 @@ extension SecretServiceKeychainInterface {
         }
     }
 
-    private static func validate(_ attributes: [String: String]) throws(KeychainError) {
-        for (name, value) in attributes where name.isEmpty || name.utf8.contains(0) || value.utf8.contains(0) {
-            throw .invalidArgument
-        }
-    }
 }
 
 extension SecretServiceConnection {
 
     /// The item at `path` as the service describes it (one `GetAll`);
     /// `nil` when it no longer exists.
-    func item(at path: String) throws(SecretServiceFailure) -> SecretServiceItem? {
+    func item(at path: String) throws(SecretServiceFailure) -> AttributeItem? {
         let request = try methodCall(path, SecretServiceNames.Properties.interface, SecretServiceNames.Properties.getAll)
         try request.append(SecretServiceNames.Item.interface)
         let reply: BusMessage
@@ -157,6 +152,6 @@ extension SecretServiceConnection {
                 try reply.skip("v")
             }
         }
-        return SecretServiceItem(path: path, attributes: attributes, label: label, modified: modified, isLocked: locked)
+        return AttributeItem(id: path, attributes: attributes, label: label, modified: modified, isLocked: locked)
     }
 }
