@@ -119,7 +119,7 @@ extern "C" {
 
 /** The version of this header. */
 #define KK_VERSION_MAJOR 0
-#define KK_VERSION_MINOR 5
+#define KK_VERSION_MINOR 6
 #define KK_VERSION_PATCH 0
 
 /** The version of this header as one number: MAJOR*10000 + MINOR*100 + PATCH. */
@@ -440,9 +440,99 @@ KK_API kk_status kk_list(kk_keychain *kc, const char *service, char ***out_accou
 /** Frees a list returned by kk_list(). NULL is accepted and ignored. */
 KK_API void kk_list_free(char **accounts);
 
-/** Overwrites a value returned by kk_get() with zeros and frees it. NULL is
- *  accepted and ignored. Thread-safe. */
+/** Overwrites a value returned by kk_get() or kk_server_login_get() with
+ *  zeros and frees it. NULL is accepted and ignored. Thread-safe. */
 KK_API void kk_secret_free(char *value);
+
+/* ------------------------------------------------------------------------ */
+/* Server logins                                                             */
+/* ------------------------------------------------------------------------ */
+
+/** The version of kk_server_login this header describes. */
+#define KK_SERVER_LOGIN_VERSION 1
+
+/** A login on a server: what identifies a password for a host, as
+ *  KeychainAccess's and libsecret's "network passwords" do.
+ *
+ *  Stored as libsecret's org.gnome.keyring.NetworkPassword items
+ *  (attributes server, user, protocol, port, object = the path, domain,
+ *  authtype), so GNOME's Seahorse, other libsecret clients and git's
+ *  git-credential-libsecret find them. `server` and `account` are required
+ *  (the account may be ""); the other fields are NULL (port 0) when not
+ *  part of the login. A lookup matches a login exactly: a field left NULL
+ *  matches only items without it. Every string is UTF-8.
+ *
+ *      kk_server_login login = KK_SERVER_LOGIN_INIT;
+ *      login.server = "mail.example.com";
+ *      login.account = "alice";
+ *      login.protocol = "imap";
+ *      kk_server_login_set(kc, &login, "s3cret", 6);
+ *
+ *  Server logins live on the Secret Service and in in-memory handles (apart
+ *  from their (service, account) items); a kernel keyring handle answers
+ *  KK_EINVAL. They do not notify kk_observe() observers. Since 0.6. */
+typedef struct kk_server_login {
+    /** KK_SERVER_LOGIN_VERSION. */
+    unsigned int version;
+    /** The host name or address, without scheme or port: "git.example.com". */
+    const char *server;
+    /** The account (user name) on it. */
+    const char *account;
+    /** The protocol (URL scheme), "https", "imap", ...; NULL: none. */
+    const char *protocol;
+    /** The port, 1 to 65535; 0: none. */
+    unsigned int port;
+    /** The path on the server, "team/repo.git"; NULL: none. */
+    const char *path;
+    /** The authentication domain (realm); NULL: none. */
+    const char *domain;
+    /** The authentication type, "basic", "ntlm", ...; NULL: none. */
+    const char *authtype;
+} kk_server_login;
+
+/** A login with every optional field unset. */
+#define KK_SERVER_LOGIN_INIT { KK_SERVER_LOGIN_VERSION, NULL, NULL, NULL, 0, NULL, NULL, NULL }
+
+/** Reads the password stored for exactly `login`. On KK_OK, *out_value is a
+ *  new NUL-terminated copy, released with kk_secret_free(), and *out_len
+ *  (when not NULL) its length; on failure *out_value is NULL.
+ *
+ *  Returns KK_OK; KK_ENOTFOUND; KK_ELOCKED (locked, never absent);
+ *  KK_ECANCELED; KK_EUNAVAILABLE; KK_EDENIED; KK_EINVAL (kc, login,
+ *  out_value NULL, an unknown version, server or account NULL, an empty
+ *  server, a port above 65535, bad strings, a kernel keyring handle);
+ *  KK_ENOMEM; KK_EUNKNOWN. Thread-safe. Since 0.6. */
+KK_API kk_status kk_server_login_get(kk_keychain *kc, const kk_server_login *login,
+                                     char **out_value, size_t *out_len);
+
+/** Stores `len` bytes at `value` as the password of `login`: its item is
+ *  updated in place, or created (labelled "protocol://account@server:port/path"
+ *  with the parts given); the login is left with one item. value may be
+ *  NULL when len is 0.
+ *
+ *  Returns KK_OK; KK_ELOCKED (nothing stored); KK_ECANCELED;
+ *  KK_EUNAVAILABLE; KK_EDENIED; KK_EINVAL (as kk_server_login_get(), and
+ *  value NULL with len > 0, len > KK_MAX_VALUE_SIZE); KK_EUNKNOWN.
+ *  Thread-safe. Since 0.6. */
+KK_API kk_status kk_server_login_set(kk_keychain *kc, const kk_server_login *login,
+                                     const void *value, size_t len);
+
+/** Removes the password of exactly `login`; removing an absent one is
+ *  KK_OK. Returns KK_OK; KK_ELOCKED (nothing removed); KK_ECANCELED;
+ *  KK_EUNAVAILABLE; KK_EDENIED; KK_EINVAL; KK_EUNKNOWN. Thread-safe. Since 0.6. */
+KK_API kk_status kk_server_login_remove(kk_keychain *kc, const kk_server_login *login);
+
+/** Lists the accounts with a password on `server` (any protocol, port or
+ *  path), sorted by their UTF-8 bytes, without duplicates and without
+ *  reading any password. *out_accounts and *out_count as kk_list() (release
+ *  with kk_list_free()).
+ *
+ *  Returns KK_OK; KK_ELOCKED (a locked collection hides its items);
+ *  KK_ECANCELED; KK_EUNAVAILABLE; KK_EDENIED; KK_EINVAL (kc, server or
+ *  out_accounts NULL, an empty or bad server, a kernel keyring handle);
+ *  KK_ENOMEM; KK_EUNKNOWN. Thread-safe. Since 0.6. */
+KK_API kk_status kk_server_login_accounts(kk_keychain *kc, const char *server,
+                                          char ***out_accounts, size_t *out_count);
 
 /* ------------------------------------------------------------------------ */
 /* Observers                                                                 */

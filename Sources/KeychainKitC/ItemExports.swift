@@ -52,14 +52,23 @@ public func kk_get(
             return fail(error, on: handle)
         }
         defer { bytes.wipe() }
-        guard let copy = keychainkit_secret_alloc(bytes.count) else { return fail(KK_ENOMEM, nil) }
-        bytes.withUnsafeBytes { source in
-            UnsafeMutableRawPointer(copy).copyMemory(from: source.baseAddress ?? UnsafeRawPointer(copy), byteCount: source.count)
-        }
-        outValue.pointee = copy
-        outLength?.pointee = bytes.count
-        return KK_OK
+        return give(bytes, to: outValue, length: outLength)
     }
+}
+
+/// Hands C a secret: a new NUL-terminated copy of `bytes` (released with
+/// kk_secret_free) in *out, its length in *length.
+func give(
+    _ bytes: [UInt8], to out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
+    length: UnsafeMutablePointer<Int>?
+) -> kk_status {
+    guard let copy = keychainkit_secret_alloc(bytes.count) else { return fail(KK_ENOMEM, nil) }
+    bytes.withUnsafeBytes { source in
+        UnsafeMutableRawPointer(copy).copyMemory(from: source.baseAddress ?? UnsafeRawPointer(copy), byteCount: source.count)
+    }
+    out.pointee = copy
+    length?.pointee = bytes.count
+    return KK_OK
 }
 
 @c @implementation
@@ -81,11 +90,7 @@ public func kk_set(
     status { () throws(ArgumentFailure) in
         let handle = try handle(kc)
         let key = try key(service: service, account: account)
-        guard length >= 0, UInt(length) <= UInt(keychainkit_max_value_size) else {
-            throw invalidArgument("the value is larger than KK_MAX_VALUE_SIZE")
-        }
-        guard value != nil || length == 0 else { throw invalidArgument("value is NULL but len is not 0") }
-        var bytes = value.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
+        var bytes = try valueBytes(value, length)
         defer { bytes.wipe() }
         return keychainStatus(handle) { () throws(KeychainError) in
             try handle.keychain.updateData(bytes, forKey: key)
@@ -104,4 +109,14 @@ public func kk_remove(_ kc: OpaquePointer?, _ service: UnsafePointer<CChar>?, _ 
             return KK_OK
         }
     }
+}
+
+/// The bytes of a value C passes: `length` bytes at `value` (NULL when 0),
+/// at most KK_MAX_VALUE_SIZE.
+func valueBytes(_ value: UnsafeRawPointer?, _ length: Int) throws(ArgumentFailure) -> [UInt8] {
+    guard length >= 0, UInt(length) <= UInt(keychainkit_max_value_size) else {
+        throw invalidArgument("the value is larger than KK_MAX_VALUE_SIZE")
+    }
+    guard value != nil || length == 0 else { throw invalidArgument("value is NULL but len is not 0") }
+    return value.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
 }

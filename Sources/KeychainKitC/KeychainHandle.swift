@@ -9,6 +9,14 @@ final class KeychainHandle {
         self.keychain = keychain
     }
 
+    /// The handle's items addressed by attributes (server logins): those of
+    /// a Secret Service or in-memory handle; `nil` for a kernel keyring one.
+    var attributeItems: (any AttributeItemStore)? {
+        if let secretService = keychain as? Keychain<SecretServiceKeychainInterface> { return secretService.interface }
+        if let memory = keychain as? Keychain<InMemoryKeychainInterface> { return memory.interface }
+        return nil
+    }
+
     /// Hands the handle to C, which owns one reference until `kk_close`.
     func toC() -> OpaquePointer {
         OpaquePointer(Unmanaged.passRetained(self).toOpaque())

@@ -18,20 +18,29 @@ public func kk_list(
         } catch {
             return fail(error, on: handle)
         }
-        let textBytes = accounts.reduce(0) { $0 + $1.utf8.count + 1 }
-        guard let list = keychainkit_list_alloc(accounts.count, textBytes) else { return fail(KK_ENOMEM, nil) }
-        var text = UnsafeMutableRawPointer(list + accounts.count + 1).assumingMemoryBound(to: CChar.self)
-        for (index, account) in accounts.enumerated() {
-            list[index] = text
-            for byte in account.utf8 {
-                text.pointee = CChar(bitPattern: byte)
-                text += 1
-            }
-            text.pointee = 0
+        return give(accounts, to: outAccounts, count: outCount)
+    }
+}
+
+/// Hands C a list of strings (released with kk_list_free) in *out, their
+/// number in *count.
+func give(
+    _ strings: [String], to out: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    count: UnsafeMutablePointer<Int>?
+) -> kk_status {
+    let textBytes = strings.reduce(0) { $0 + $1.utf8.count + 1 }
+    guard let list = keychainkit_list_alloc(strings.count, textBytes) else { return fail(KK_ENOMEM, nil) }
+    var text = UnsafeMutableRawPointer(list + strings.count + 1).assumingMemoryBound(to: CChar.self)
+    for (index, string) in strings.enumerated() {
+        list[index] = text
+        for byte in string.utf8 {
+            text.pointee = CChar(bitPattern: byte)
             text += 1
         }
-        outAccounts.pointee = list
-        outCount?.pointee = accounts.count
-        return KK_OK
+        text.pointee = 0
+        text += 1
     }
+    out.pointee = list
+    count?.pointee = strings.count
+    return KK_OK
 }
