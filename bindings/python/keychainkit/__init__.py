@@ -30,6 +30,7 @@ from ._errors import (
 )
 from ._events import ChangeEvent, EventKind
 from ._keychain import Keychain
+from ._server_logins import ServerLogin, ServerLogins
 from ._observation import Observation
 from ._status import Status
 from ._version import package_version
@@ -66,6 +67,8 @@ __all__ = [
     "MAX_VALUE_SIZE",
     "Observation",
     "OutOfMemory",
+    "ServerLogin",
+    "ServerLogins",
     "ServiceUnavailable",
     "Status",
     "UserCanceled",

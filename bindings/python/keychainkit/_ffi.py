@@ -13,11 +13,12 @@ to ``kk_list_free``), its elements are NUL-terminated account names, which
 
 from __future__ import annotations
 
-from ctypes import CFUNCTYPE, POINTER, Structure, c_char_p, c_int, c_size_t, c_uint, c_uint64, c_void_p
-from typing import Any, Dict, Optional, Sequence, Tuple
+from ctypes import CFUNCTYPE, POINTER, Structure, c_char_p, c_int, c_size_t, c_uint, c_uint64, c_void_p, string_at
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ._errors import KeychainError, error_for
 from ._library import load
+from ._status import Status
 
 OBSERVER = CFUNCTYPE(None, c_int, c_char_p, c_char_p, c_int, c_void_p)
 """``kk_observer``: (event, service, account, status, userdata)."""
@@ -44,6 +45,24 @@ class SecretServiceOptions(Structure):
         ("prompt_timeout_ms", c_uint),
     ]
 
+
+class ServerLoginStruct(Structure):
+    """``kk_server_login``, version ``SERVER_LOGIN_VERSION``."""
+
+    _fields_ = [
+        ("version", c_uint),
+        ("server", c_char_p),
+        ("account", c_char_p),
+        ("protocol", c_char_p),
+        ("port", c_uint),
+        ("path", c_char_p),
+        ("domain", c_char_p),
+        ("authtype", c_char_p),
+    ]
+
+
+SERVER_LOGIN_VERSION = 1
+"""``KK_SERVER_LOGIN_VERSION``."""
 
 SECRET_SERVICE_OPTIONS_VERSION = 1
 """``KK_SECRET_SERVICE_OPTIONS_VERSION``."""
@@ -73,6 +92,10 @@ _PROTOTYPES: Dict[str, Tuple[Any, Sequence[Any]]] = {
     "kk_secret_free": (None, [c_void_p]),
     "kk_observe": (c_int, [KeychainPointer, c_char_p, c_char_p, OBSERVER, c_void_p, DESTROY, POINTER(c_uint64)]),
     "kk_unobserve": (c_int, [KeychainPointer, c_uint64]),
+    "kk_server_login_get": (c_int, [KeychainPointer, POINTER(ServerLoginStruct), POINTER(c_void_p), POINTER(c_size_t)]),
+    "kk_server_login_set": (c_int, [KeychainPointer, POINTER(ServerLoginStruct), c_char_p, c_size_t]),
+    "kk_server_login_remove": (c_int, [KeychainPointer, POINTER(ServerLoginStruct)]),
+    "kk_server_login_accounts": (c_int, [KeychainPointer, c_char_p, POINTER(ACCOUNT_LIST), POINTER(c_size_t)]),
 }
 
 library = load(_PROTOTYPES)
@@ -103,6 +126,10 @@ kk_list_free = library.kk_list_free
 kk_secret_free = library.kk_secret_free
 kk_observe = library.kk_observe
 kk_unobserve = library.kk_unobserve
+kk_server_login_get = library.kk_server_login_get
+kk_server_login_set = library.kk_server_login_set
+kk_server_login_remove = library.kk_server_login_remove
+kk_server_login_accounts = library.kk_server_login_accounts
 
 KERNEL_KEYRINGS = {"persistent": 0, "user": 1, "session": 2}
 """``kk_kernel_keyring``: ``KK_KERNEL_PERSISTENT``, ``KK_KERNEL_USER``, ``KK_KERNEL_SESSION``."""
@@ -127,3 +154,31 @@ def failure(status: int, context: Optional[str] = None) -> KeychainError:
     if context:
         message = f"{message} ({context})"
     return error_for(status, message)
+
+
+def take_secret(function: str, value: c_void_p, length: int) -> bytes:
+    """The bytes of a secret a call returned with KK_OK (``kk_get``,
+    ``kk_server_login_get``); the caller frees it with ``kk_secret_free``."""
+    if not value:
+        raise KeychainError(f"{function} returned KK_OK without a value", Status.EUNKNOWN)
+    return string_at(value, length)
+
+
+def read_list(function: str, names: Any, count: int) -> List[str]:
+    """Copies the ``count`` names of a list a call returned (``kk_list``,
+    ``kk_server_login_accounts``; not freed here), checking the NULL
+    terminator and the encoding."""
+    if not names:
+        raise KeychainError(f"{function} returned KK_OK without a list", Status.EUNKNOWN)
+    copied: List[bytes] = []
+    for index in range(count):
+        name = names[index]
+        if name is None:
+            raise KeychainError(f"{function} reported {count} names but listed {index}", Status.EUNKNOWN)
+        copied.append(name)
+    if names[count] is not None:
+        raise KeychainError(f"{function} reported {count} names but listed more", Status.EUNKNOWN)
+    try:
+        return [name.decode("utf-8") for name in copied]
+    except UnicodeDecodeError:
+        raise KeychainError(f"{function} returned a name that is not valid UTF-8", Status.EUNKNOWN) from None

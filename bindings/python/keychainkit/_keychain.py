@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import weakref
 from collections.abc import Mapping, MutableMapping
@@ -18,6 +17,7 @@ from ._events import ChangeEvent
 from ._handle import Handle
 from ._observation import Observation
 from ._registry import Registration, on_change, on_destroy
+from ._server_logins import ServerLogins
 from ._status import Status
 
 if TYPE_CHECKING:
@@ -249,6 +249,12 @@ class Keychain(MutableMapping[str, str]):
         return self._service
 
     @property
+    def server_logins(self) -> ServerLogins:
+        """The passwords of server logins (:class:`ServerLogin`) in this
+        keychain: see :class:`ServerLogins`."""
+        return ServerLogins(self._handle)
+
+    @property
     def backend(self) -> str:
         """``"secret-service"``, ``"kernel"`` or ``"memory"``."""
         return self._backend
@@ -271,9 +277,7 @@ class Keychain(MutableMapping[str, str]):
                     return None
                 if status != Status.OK:
                     raise _ffi.failure(status, self._describe(account, service))
-                if not value:
-                    raise KeychainError("kk_get returned KK_OK without a value", Status.EUNKNOWN)
-                return ctypes.string_at(value, length.value)
+                return _ffi.take_secret("kk_get", value, length.value)
             finally:
                 _ffi.kk_secret_free(value)
 
@@ -324,7 +328,7 @@ class Keychain(MutableMapping[str, str]):
             try:
                 if status != Status.OK:
                     raise _ffi.failure(status, self._describe_service(service))
-                return _read_accounts(accounts, count.value)
+                return _ffi.read_list("kk_list", accounts, count.value)
             finally:
                 _ffi.kk_list_free(accounts)
 
@@ -528,22 +532,3 @@ class Keychain(MutableMapping[str, str]):
 
     def _describe(self, account: object, service: Optional[object]) -> str:
         return f"{self._describe_service(service)}, account {account!r}"
-
-
-def _read_accounts(accounts: Any, count: int) -> List[str]:
-    """Copies the ``count`` names of a list ``kk_list`` returned (not freed
-    here), checking the NULL terminator and the encoding."""
-    if not accounts:
-        raise KeychainError("kk_list returned KK_OK without a list", Status.EUNKNOWN)
-    names: List[bytes] = []
-    for index in range(count):
-        name = accounts[index]
-        if name is None:
-            raise KeychainError(f"kk_list reported {count} accounts but listed {index}", Status.EUNKNOWN)
-        names.append(name)
-    if accounts[count] is not None:
-        raise KeychainError(f"kk_list reported {count} accounts but listed more", Status.EUNKNOWN)
-    try:
-        return [name.decode("utf-8") for name in names]
-    except UnicodeDecodeError:
-        raise KeychainError("kk_list returned an account that is not valid UTF-8", Status.EUNKNOWN) from None
