@@ -13,6 +13,9 @@ public struct AttributeItem: Hashable, Sendable {
     /// Its label, as the service's own tools (Seahorse) show it.
     public let label: String
 
+    /// When it was created, in seconds since the Unix epoch.
+    public let created: UInt64
+
     /// When its secret, label or attributes last changed, in seconds since
     /// the Unix epoch.
     public let modified: UInt64
@@ -22,10 +25,13 @@ public struct AttributeItem: Hashable, Sendable {
     public let isLocked: Bool
 
     /// An item as its store described it.
-    public init(id: String, attributes: [String: String], label: String, modified: UInt64, isLocked: Bool) {
+    public init(
+        id: String, attributes: [String: String], label: String, created: UInt64, modified: UInt64, isLocked: Bool
+    ) {
         self.id = id
         self.attributes = attributes
         self.label = label
+        self.created = created
         self.modified = modified
         self.isLocked = isLocked
     }

@@ -35,7 +35,8 @@ extension InMemoryKeychainInterface: AttributeItemStore {
             }
             let id = "memory/\(state.nextAttributeItem)"
             state.nextAttributeItem += 1
-            let item = AttributeItem(id: id, attributes: attributes, label: label, modified: Self.now, isLocked: false)
+            let now = Self.now
+            let item = AttributeItem(id: id, attributes: attributes, label: label, created: now, modified: now, isLocked: false)
             state.attributeItems[id] = (item, value)
             return id
         }
@@ -46,7 +47,8 @@ extension InMemoryKeychainInterface: AttributeItemStore {
             guard let stored = state.attributeItems[item.id] else { throw .itemNotFound }
             state.attributeItems[item.id]?.secret.wipe()
             let changed = AttributeItem(
-                id: item.id, attributes: stored.item.attributes, label: stored.item.label, modified: Self.now, isLocked: false)
+                id: item.id, attributes: stored.item.attributes, label: stored.item.label, created: stored.item.created,
+                modified: Self.now, isLocked: false)
             state.attributeItems[item.id] = (changed, value)
         }
     }
@@ -68,5 +70,5 @@ extension InMemoryKeychainInterface: AttributeItemStore {
         a.utf8.count != b.utf8.count ? a.utf8.count < b.utf8.count : a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
-    private static var now: UInt64 { UInt64(max(0, time(nil))) }
+    static var now: UInt64 { UInt64(max(0, time(nil))) }
 }

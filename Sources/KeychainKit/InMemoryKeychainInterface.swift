@@ -42,6 +42,7 @@ public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendabl
             guard state.items[key] != nil else { throw .itemNotFound }
             state.items[key]!.wipe()
             state.items[key] = value
+            state.metadata[key]?.modified = Self.now
             state.announce(.changed(key), by: self)
         }
     }
@@ -52,6 +53,9 @@ public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendabl
         try access { state throws(KeychainError) in
             state.items[key]?.wipe()
             state.items[key] = value
+            let now = Self.now
+            state.metadata[key] = state.metadata[key].map { ($0.label, $0.created, now) }
+                ?? (KeychainItemInfo.defaultLabel(for: key), now, now)
             state.announce(.changed(key), by: self)
         }
     }
@@ -60,6 +64,7 @@ public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendabl
         try access { state throws(KeychainError) in
             guard var old = state.items.removeValue(forKey: key) else { throw .itemNotFound }
             old.wipe()
+            state.metadata[key] = nil
             state.announce(.deleted(key), by: self)
         }
     }
@@ -67,6 +72,21 @@ public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendabl
     public func accounts(inService service: String) throws(KeychainError) -> [String] {
         try access { state throws(KeychainError) in
             state.items.keys.filter { $0.service.utf8.elementsEqual(service.utf8) }.map(\.account).sortedByBytes()
+        }
+    }
+
+    public func itemInfo(inService service: String) throws(KeychainError) -> [KeychainItemInfo] {
+        try access { state throws(KeychainError) in
+            state.metadata.filter { $0.key.service.utf8.elementsEqual(service.utf8) }
+                .sorted { $0.key.account.utf8.lexicographicallyPrecedes($1.key.account.utf8) }
+                .map { KeychainItemInfo(account: $0.key.account, label: $0.value.label, created: $0.value.created, modified: $0.value.modified) }
+        }
+    }
+
+    public func setLabel(_ label: String, forKey key: KeychainAttributes) throws(KeychainError) {
+        try access { state throws(KeychainError) in
+            guard state.metadata[key] != nil else { throw .itemNotFound }
+            state.metadata[key]?.label = label
         }
     }
 
@@ -89,6 +109,8 @@ final class InMemoryStore: Sendable {
 
     struct State {
         var items: [KeychainAttributes: [UInt8]] = [:]
+        /// Each item's label and times (seconds since the epoch).
+        var metadata: [KeychainAttributes: (label: String, created: UInt64, modified: UInt64)] = [:]
         /// The items addressed by attributes (``AttributeItemStore``), by id.
         var attributeItems: [String: (item: AttributeItem, secret: [UInt8])] = [:]
         /// The number in the id of the next attribute item created.

@@ -122,6 +122,26 @@ where Interface: KeychainInterfaceProtocol {
         }
     }
 
+    /// The items of `service` with their labels and times (where the
+    /// backend keeps them), sorted by account bytes. No secret is read, so
+    /// it works while the keychain is locked (unless a locked collection
+    /// hides its items).
+    public func items(inService service: String = KeychainAttributes.defaultService) throws(KeychainError) -> [KeychainItemInfo] {
+        guard !service.isEmpty, !service.utf8.contains(0) else { throw .invalidArgument }
+        resumeDeliveryAfterFork()
+        return try lock.withLock { () throws(KeychainError) in try interface.itemInfo(inService: service) }
+    }
+
+    /// Sets the label of `key`'s item (what Seahorse shows); the value is
+    /// unchanged. ``KeychainError/itemNotFound`` when there is none; the
+    /// kernel keyring keeps no labels.
+    public func setLabel(_ label: String, forKey key: KeychainAttributes) throws(KeychainError) {
+        try key.validate()
+        guard !label.utf8.contains(0) else { throw .invalidArgument }
+        resumeDeliveryAfterFork()
+        try lock.withLock { () throws(KeychainError) in try interface.setLabel(label, forKey: key) }
+    }
+
     /// The accounts that have an item in `service`, sorted. Values are not read.
     public func accounts(inService service: String = KeychainAttributes.defaultService) throws(KeychainError) -> [String] {
         guard !service.isEmpty, !service.utf8.contains(0) else { throw .invalidArgument }

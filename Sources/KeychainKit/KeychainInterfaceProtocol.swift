@@ -41,6 +41,17 @@ public protocol KeychainInterfaceProtocol: Sendable {
     /// ``OutsideChangeSource/listen(for:)``).
     func makeOutsideChangeSource() -> (any OutsideChangeSource)?
 
+    /// The items of `service`, one per account (the newest where a key has
+    /// several), sorted by account bytes, with what the backend keeps of
+    /// each; no secret is read. The default: ``accounts(inService:)``
+    /// without labels or times.
+    func itemInfo(inService service: String) throws(KeychainError) -> [KeychainItemInfo]
+
+    /// Sets the label of the item(s) of `key`; ``KeychainError/itemNotFound``
+    /// when there is none. The default (a backend that keeps no labels)
+    /// throws ``KeychainError/unknownError(code:message:)``.
+    func setLabel(_ label: String, forKey key: KeychainAttributes) throws(KeychainError)
+
     /// What a message about `error`, thrown by this backend, adds to the
     /// error's description: the cause in the backend's terms and what to
     /// do (for `kk_error_message()` and the command-line tool); `nil` (the
@@ -55,6 +66,16 @@ extension KeychainInterfaceProtocol {
 
     /// Nothing to add to the error's description.
     public func failureDetail(for error: KeychainError) -> String? { nil }
+
+    /// The accounts, without labels or times.
+    public func itemInfo(inService service: String) throws(KeychainError) -> [KeychainItemInfo] {
+        try accounts(inService: service).map { KeychainItemInfo(account: $0, label: nil, created: nil, modified: nil) }
+    }
+
+    /// This backend keeps no labels.
+    public func setLabel(_ label: String, forKey key: KeychainAttributes) throws(KeychainError) {
+        throw .unknownError(code: 95, message: "this keychain keeps no labels")  // EOPNOTSUPP
+    }
 
     /// Reads the item and wipes its value: for backends that cannot tell
     /// presence more cheaply.

@@ -136,6 +136,7 @@ extension SecretServiceConnection {
         }
         var attributes: [String: String] = [:]
         var label = ""
+        var created: UInt64 = 0
         var modified: UInt64 = 0
         var locked = false
         try reply.forEachProperty { name throws(SecretServiceFailure) in
@@ -144,6 +145,8 @@ extension SecretServiceConnection {
                 attributes = try reply.enter("v", "a{ss}") { () throws(SecretServiceFailure) in try reply.readDictionary() }
             case SecretServiceNames.Item.label:
                 label = try reply.enter("v", "s") { () throws(SecretServiceFailure) in try reply.readString() }
+            case SecretServiceNames.Item.created:
+                created = try reply.enter("v", "t") { () throws(SecretServiceFailure) in try reply.readUInt64() }
             case SecretServiceNames.Item.modified:
                 modified = try reply.enter("v", "t") { () throws(SecretServiceFailure) in try reply.readUInt64() }
             case SecretServiceNames.Item.locked:
@@ -152,6 +155,16 @@ extension SecretServiceConnection {
                 try reply.skip("v")
             }
         }
-        return AttributeItem(id: path, attributes: attributes, label: label, modified: modified, isLocked: locked)
+        return AttributeItem(
+            id: path, attributes: attributes, label: label, created: created, modified: modified, isLocked: locked)
+    }
+
+    /// Sets the label of the item at `path`.
+    func setLabel(_ label: String, ofItemAt path: String) throws(SecretServiceFailure) {
+        let request = try methodCall(path, SecretServiceNames.Properties.interface, SecretServiceNames.Properties.set)
+        try request.append(SecretServiceNames.Item.interface)
+        try request.append(SecretServiceNames.Item.label)
+        try request.container("v", "s") { () throws(SecretServiceFailure) in try request.append(label) }
+        _ = try call(request)
     }
 }

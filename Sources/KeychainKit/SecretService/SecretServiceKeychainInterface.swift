@@ -225,7 +225,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
                 Names.Attribute.account: key.account,
                 Names.Attribute.schema: Self.schemaName,
             ]
-            try create(attributes, label: "Password for '\(key.account)' on '\(key.service)'", value: value, on: connection)
+            try create(attributes, label: KeychainItemInfo.defaultLabel(for: key), value: value, on: connection)
             // Another tool may have created an item of the key meanwhile
             // with other attributes, which neither replace matched.
             for _ in 0..<Self.collapseAttempts {
@@ -260,6 +260,39 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
                 if seen.insert(Array(account.utf8)).inserted { accounts.append(account) }
             }
             return accounts.sortedByBytes()
+        }
+    }
+
+    /// The items of `service`: labels and times from one `GetAll` per item;
+    /// the newest item where a key has several.
+    public func itemInfo(inService service: String) throws(KeychainError) -> [KeychainItemInfo] {
+        try withConnection { connection throws(SecretServiceFailure) in
+            try requireNoHiddenCollections(on: connection)
+            let found = try connection.searchItems([Names.Attribute.service: service])
+            try requireNoHiddenCollections(on: connection, asking: true)
+            var newest: [[UInt8]: AttributeItem] = [:]  // by account bytes
+            for path in found.unlocked + found.locked {
+                guard let item = try connection.item(at: path),  // nil: deleted meanwhile
+                      let account = item.attributes[Names.Attribute.account] else { continue }
+                let bytes = Array(account.utf8)
+                if let kept = newest[bytes], kept.modified >= item.modified { continue }
+                newest[bytes] = item
+            }
+            return newest.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { bytes, item in
+                KeychainItemInfo(
+                    account: String(decoding: bytes, as: UTF8.self), label: item.label,
+                    created: item.created, modified: item.modified)
+            }
+        }
+    }
+
+    /// Sets the `Label` property of the key's readable items.
+    public func setLabel(_ label: String, forKey key: KeychainAttributes) throws(KeychainError) {
+        try withConnection { connection throws(SecretServiceFailure) in
+            let found = try search(key, on: connection)
+            try found.requireNothingLocked()
+            guard !found.unlocked.isEmpty else { throw SecretServiceFailure(.itemNotFound) }
+            for path in found.unlocked { try connection.setLabel(label, ofItemAt: path) }
         }
     }
 

@@ -43,6 +43,7 @@ enum SecretServiceNames {
         static let labelProperty = "org.freedesktop.Secret.Item.Label"
         static let attributesProperty = "org.freedesktop.Secret.Item.Attributes"
         static let modified = "Modified"
+        static let created = "Created"
         static let attributes = "Attributes"
         static let label = "Label"
         static let locked = "Locked"
@@ -110,6 +111,7 @@ enum SecretServiceNames {
         static let interface = "org.freedesktop.DBus.Properties"
         static let get = "Get"
         static let getAll = "GetAll"
+        static let set = "Set"
     }
 
     /// The rules of ``changeMatchRules`` and KeychainKit's own

@@ -47,6 +47,14 @@ final class CountingInterface: KeychainInterfaceProtocol, Sendable {
         return try base.accounts(inService: service)
     }
 
+    func itemInfo(inService service: String) throws(KeychainError) -> [KeychainItemInfo] {
+        try base.itemInfo(inService: service)
+    }
+
+    func setLabel(_ label: String, forKey key: KeychainAttributes) throws(KeychainError) {
+        try base.setLabel(label, forKey: key)
+    }
+
     func makeOutsideChangeSource() -> (any OutsideChangeSource)? {
         base.makeOutsideChangeSource()
     }
