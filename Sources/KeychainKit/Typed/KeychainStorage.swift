@@ -28,10 +28,12 @@ public struct KeychainStorage<Value>: Sendable {
         self.init(KeychainKey(account, service: service), in: keychain)
     }
 
+    /// The stored value (see the type's description).
     public var wrappedValue: Value? {
         get { item.value }
         nonmutating set { item.value = newValue }
     }
 
+    /// The item, `$property`: `Observable`, with throwing `load()` and `store(_:)`.
     public var projectedValue: KeychainItem<Value> { item }
 }
