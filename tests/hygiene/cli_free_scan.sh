@@ -4,7 +4,8 @@
 # that grows by reallocation; from a terminal, a line read byte by byte),
 # not the value `get` prints (with or without its newline), not anything of
 # the library under it (sd-bus messages, libgcrypt), through an item's
-# life: set, get, get -n, replace, get -n, replace from a terminal, rm.
+# life: set, get, get -n, replace, get -n, replace from a terminal, rm; and
+# git's credential helper: store, get, erase.
 # Run inside scripts/with-secret-service.sh (private keyring):
 #
 #   tests/hygiene/cli_free_scan.sh KEYCHAINKIT_BINARY PRELOAD_SO CONTROL_BINARY
@@ -210,5 +211,26 @@ fi
 status=$?
 if [ "$status" -eq 1 ]; then pass "the item is gone after rm"
 else bad "the item is gone after rm" "get exits $status"; fi
+
+# 7. git's credential helper (the same program as git-credential-keychainkit):
+# store, get and erase a credential whose password is 1 MiB + 123 bytes, as
+# git's `key=value` lines on standard input.
+git_helper="$(dirname "$kk")/git-credential-keychainkit"
+host="free-scan-$$.example"
+{ printf 'protocol=https\nhost=%s\nusername=%s\npassword=' "$host" "$account"; cat "$work/first"; printf '\n\n'; } \
+    >"$work/git-store"
+scanned git-store "$git_helper" store <"$work/git-store" >/dev/null 2>"$work/err"
+check_clean git-store "git-credential-keychainkit store" $? "$size_first" witness
+printf 'protocol=https\nhost=%s\n\n' "$host" | scanned git-get "$git_helper" get >"$work/out" 2>"$work/err"
+check_clean git-get "git-credential-keychainkit get" $? "$size_first"
+{ printf 'username=%s\npassword=' "$account"; cat "$work/first"; printf '\n'; } >"$work/want"
+if cmp -s "$work/out" "$work/want"; then pass "git-credential-keychainkit get prints the credential"
+else bad "git-credential-keychainkit get prints the credential" "$(wc -c <"$work/out") bytes"; fi
+# erase with the password: the stored one is read to compare it.
+scanned git-erase "$git_helper" erase <"$work/git-store" >/dev/null 2>"$work/err"
+check_clean git-erase "git-credential-keychainkit erase (comparing the password)" $? "$size_first"
+printf 'protocol=https\nhost=%s\n\n' "$host" | "$git_helper" get >"$work/out" 2>&1
+if [ ! -s "$work/out" ]; then pass "the credential is gone after erase"
+else bad "the credential is gone after erase" "get printed $(wc -c <"$work/out") bytes"; fi
 
 finish
