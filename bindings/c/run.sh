@@ -37,7 +37,7 @@ cc() {
 }
 
 # ---- build ---------------------------------------------------------------
-examples="store_read_remove observe error_handling"
+examples="store_read_remove observe error_handling server_login"
 built_examples=""
 for name in $examples; do
     if cc -o "$outdir/$name" "$here/examples/$name.c"; then
