@@ -160,15 +160,18 @@ test-swift:
 test-c: $(LIB)
 	bindings/c/run.sh $(CURDIR)/$(BUILD)/lib $(CURDIR)/include $(CURDIR)/$(BUILD)/c
 
-# The Python keyring backend's tests run on gnome-keyring only: with them in
-# the run, KeePassXC 2.7.4 exited later in the suite (during test_threads)
-# in 2 of 3 full runs, not diagnosed yet; without them, 0 of 3.
-KEEPASSXC_PYTEST_IGNORE := --ignore=tests/test_keyring_backend.py --ignore=tests/test_keyring_discovery.py \
-                           --ignore=tests/test_keyring_interop.py
+# The Python keyring backend's tests run on KeePassXC and KWallet in a run of
+# their own (a fresh server each): with them inside the whole suite, KeePassXC
+# 2.7.4 stopped answering from test_threads on (alive under gdb, no signal;
+# 2 of 3 runs in session 4, 1 of 1 in session 5), not diagnosed; alone they
+# pass (3 of 3 runs), as the suite without them does.
+KEYRING_TESTS := tests/test_keyring_backend.py tests/test_keyring_discovery.py tests/test_keyring_interop.py
 
 test-python: $(LIB) $(CLI)
 	bindings/python/run-tests.sh
-	KEYCHAINKIT_TEST_HARNESS=scripts/with-keepassxc.sh bindings/python/run-tests.sh $(KEEPASSXC_PYTEST_IGNORE)
+	KEYCHAINKIT_TEST_HARNESS=scripts/with-keepassxc.sh bindings/python/run-tests.sh $(KEYRING_TESTS:%=--ignore=%)
+	KEYCHAINKIT_TEST_HARNESS=scripts/with-keepassxc.sh bindings/python/run-tests.sh $(KEYRING_TESTS)
+	KEYCHAINKIT_TEST_HARNESS=scripts/with-kwallet.sh bindings/python/run-tests.sh $(KEYRING_TESTS)
 
 test-cli: $(CLI) $(GIT_HELPER)
 	$(HARNESS) tests/cli/run.sh $(CURDIR)/$(CLI) $(PYTHON)
