@@ -37,6 +37,45 @@ public struct AttributeItem: Hashable, Sendable {
     }
 }
 
+extension AttributeItem {
+
+    /// Whether the item's attribute `name` holds `value` (by bytes), or
+    /// both are absent.
+    func attribute(_ name: String, is value: String?) -> Bool {
+        switch (attributes[name], value) {
+        case (nil, nil): true
+        case let (held?, wanted?): held.hasSameUTF8(as: wanted)
+        default: false
+        }
+    }
+
+    /// Whether the item holds exactly `wanted`'s values (by bytes) for each
+    /// of `names`: a name absent from `wanted` must be absent from the item;
+    /// other attributes (its schema, what the server adds) do not count.
+    package func hasExactly(_ wanted: [String: String], for names: [String]) -> Bool {
+        names.allSatisfy { attribute($0, is: wanted[$0]) }
+    }
+
+    /// Whether the item's attributes include every one of `wanted` (by bytes).
+    func includes(_ wanted: [String: String]) -> Bool {
+        wanted.allSatisfy { attribute($0.key, is: $0.value) }
+    }
+
+    /// The order ``AttributeItemStore/items(matching:)`` lists items in:
+    /// most recently modified first, then the last created first.
+    static func newestFirst(_ a: AttributeItem, _ b: AttributeItem) -> Bool {
+        a.modified != b.modified ? a.modified > b.modified : precedesInCreationOrder(b.id, a.id)
+    }
+}
+
+/// Creation order of item ids within one collection: shorter first, then by
+/// bytes (gnome-keyring numbers its items' paths, as the in-memory store
+/// does its ids); an order that never changes and every process computes
+/// alike.
+func precedesInCreationOrder(_ a: String, _ b: String) -> Bool {
+    a.utf8.count != b.utf8.count ? a.utf8.count < b.utf8.count : a.utf8.lexicographicallyPrecedes(b.utf8)
+}
+
 /// A store of items addressed by arbitrary string attributes: the Secret
 /// Service (``SecretServiceKeychainInterface``) and the in-memory keychain
 /// (``InMemoryKeychainInterface``, its own items, apart from its keyed
@@ -76,9 +115,10 @@ public protocol AttributeItemStore: Sendable {
 
 extension AttributeItemStore {
 
-    /// Throws ``KeychainError/invalidArgument`` for attributes no store
-    /// can hold: an empty name, or NUL in a name or value.
-    func validate(_ attributes: [String: String]) throws(KeychainError) {
+    /// Throws ``KeychainError/invalidArgument`` for attributes or a label
+    /// no store can hold: an empty name, or NUL in a name, value or label.
+    func validate(_ attributes: [String: String], label: String = "") throws(KeychainError) {
+        guard !label.utf8.contains(0) else { throw .invalidArgument }
         for (name, value) in attributes where name.isEmpty || name.utf8.contains(0) || value.utf8.contains(0) {
             throw .invalidArgument
         }

@@ -12,9 +12,7 @@ extension InMemoryKeychainInterface: AttributeItemStore {
     public func items(matching attributes: [String: String]) throws(KeychainError) -> [AttributeItem] {
         try validate(attributes)
         return try access { state throws(KeychainError) in
-            state.attributeItems.values.map(\.item)
-                .filter { Self.includes($0.attributes, attributes) }
-                .sorted { a, b in a.modified != b.modified ? a.modified > b.modified : Self.created(b.id, before: a.id) }
+            state.attributeItems.values.map(\.item).filter { $0.includes(attributes) }.sorted(by: AttributeItem.newestFirst)
         }
     }
 
@@ -24,12 +22,11 @@ extension InMemoryKeychainInterface: AttributeItemStore {
 
     @discardableResult
     public func createItem(attributes: [String: String], label: String, value: [UInt8]) throws(KeychainError) -> String {
-        try validate(attributes)
-        guard !label.utf8.contains(0) else { throw .invalidArgument }
+        try validate(attributes, label: label)
         return try access { state throws(KeychainError) in
             // As the Secret Service's replace: an item whose attributes
             // include these is replaced.
-            if let replaced = state.attributeItems.values.first(where: { Self.includes($0.item.attributes, attributes) }) {
+            if let replaced = state.attributeItems.values.first(where: { $0.item.includes(attributes) }) {
                 state.attributeItems[replaced.item.id]?.secret.wipe()
                 state.attributeItems[replaced.item.id] = nil
             }
@@ -58,16 +55,6 @@ extension InMemoryKeychainInterface: AttributeItemStore {
             state.attributeItems[item.id]?.secret.wipe()
             state.attributeItems[item.id] = nil
         }
-    }
-
-    /// Whether `attributes` hold every one of `wanted` (values by bytes).
-    private static func includes(_ attributes: [String: String], _ wanted: [String: String]) -> Bool {
-        wanted.allSatisfy { name, value in attributes[name].map { $0.utf8.elementsEqual(value.utf8) } ?? false }
-    }
-
-    /// Creation order of two ids ("memory/<n>").
-    private static func created(_ a: String, before b: String) -> Bool {
-        a.utf8.count != b.utf8.count ? a.utf8.count < b.utf8.count : a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
     static var now: UInt64 { UInt64(max(0, time(nil))) }

@@ -30,7 +30,7 @@ public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendabl
     }
 
     public func readItem(_ key: KeychainAttributes) throws(KeychainError) -> [UInt8]? {
-        try access { state throws(KeychainError) in state.items[key] }
+        try access { state throws(KeychainError) in state.items[key]?.value }
     }
 
     public func containsItem(_ key: KeychainAttributes) throws(KeychainError) -> Bool {
@@ -40,9 +40,9 @@ public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendabl
     public func updateItem(_ key: KeychainAttributes, value: [UInt8]) throws(KeychainError) {
         try access { state throws(KeychainError) in
             guard state.items[key] != nil else { throw .itemNotFound }
-            state.items[key]!.wipe()
-            state.items[key] = value
-            state.metadata[key]?.modified = Self.now
+            state.items[key]!.value.wipe()
+            state.items[key]!.value = value
+            state.items[key]!.modified = Self.now
             state.announce(.changed(key), by: self)
         }
     }
@@ -51,11 +51,15 @@ public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendabl
     /// created first, atomically (as the Secret Service backend does).
     public func insertItem(_ key: KeychainAttributes, value: [UInt8]) throws(KeychainError) {
         try access { state throws(KeychainError) in
-            state.items[key]?.wipe()
-            state.items[key] = value
             let now = Self.now
-            state.metadata[key] = state.metadata[key].map { ($0.label, $0.created, now) }
-                ?? (KeychainItemInfo.defaultLabel(for: key), now, now)
+            if state.items[key] != nil {
+                state.items[key]!.value.wipe()
+                state.items[key]!.value = value
+                state.items[key]!.modified = now
+            } else {
+                state.items[key] = InMemoryStore.Item(
+                    value: value, label: KeychainItemInfo.defaultLabel(for: key), created: now, modified: now)
+            }
             state.announce(.changed(key), by: self)
         }
     }
@@ -63,8 +67,7 @@ public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendabl
     public func deleteItem(_ key: KeychainAttributes) throws(KeychainError) {
         try access { state throws(KeychainError) in
             guard var old = state.items.removeValue(forKey: key) else { throw .itemNotFound }
-            old.wipe()
-            state.metadata[key] = nil
+            old.value.wipe()
             state.announce(.deleted(key), by: self)
         }
     }
@@ -77,7 +80,7 @@ public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendabl
 
     public func itemInfo(inService service: String) throws(KeychainError) -> [KeychainItemInfo] {
         try access { state throws(KeychainError) in
-            state.metadata.filter { $0.key.service.utf8.elementsEqual(service.utf8) }
+            state.items.filter { $0.key.service.utf8.elementsEqual(service.utf8) }
                 .sorted { $0.key.account.utf8.lexicographicallyPrecedes($1.key.account.utf8) }
                 .map { KeychainItemInfo(account: $0.key.account, label: $0.value.label, created: $0.value.created, modified: $0.value.modified) }
         }
@@ -85,8 +88,8 @@ public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendabl
 
     public func setLabel(_ label: String, forKey key: KeychainAttributes) throws(KeychainError) {
         try access { state throws(KeychainError) in
-            guard state.metadata[key] != nil else { throw .itemNotFound }
-            state.metadata[key]?.label = label
+            guard state.items[key] != nil else { throw .itemNotFound }
+            state.items[key]!.label = label
         }
     }
 
@@ -107,10 +110,16 @@ public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendabl
 /// the change sources that hear their writes.
 final class InMemoryStore: Sendable {
 
+    /// A keyed item: its value, label and times (seconds since the epoch).
+    struct Item {
+        var value: [UInt8]
+        var label: String
+        let created: UInt64
+        var modified: UInt64
+    }
+
     struct State {
-        var items: [KeychainAttributes: [UInt8]] = [:]
-        /// Each item's label and times (seconds since the epoch).
-        var metadata: [KeychainAttributes: (label: String, created: UInt64, modified: UInt64)] = [:]
+        var items: [KeychainAttributes: Item] = [:]
         /// The items addressed by attributes (``AttributeItemStore``), by id.
         var attributeItems: [String: (item: AttributeItem, secret: [UInt8])] = [:]
         /// The number in the id of the next attribute item created.
@@ -133,7 +142,7 @@ final class InMemoryStore: Sendable {
 
     deinit {
         state.withLock { state in
-            for key in Array(state.items.keys) { state.items[key]!.wipe() }
+            for key in Array(state.items.keys) { state.items[key]!.value.wipe() }
             for id in Array(state.attributeItems.keys) { state.attributeItems[id]!.secret.wipe() }
         }
     }

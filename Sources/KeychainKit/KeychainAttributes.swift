@@ -46,7 +46,7 @@ public struct KeychainAttributes: Equatable, ExpressibleByStringLiteral, Hashabl
     /// `secret-tool` and Python `keyring` compare bytes, so "é" (U+00E9) and
     /// "e" + U+0301 are two keys, although Swift strings call them equal.
     public static func == (lhs: KeychainAttributes, rhs: KeychainAttributes) -> Bool {
-        sameBytes(lhs.account, rhs.account) && sameBytes(lhs.service, rhs.service)
+        lhs.account.hasSameUTF8(as: rhs.account) && lhs.service.hasSameUTF8(as: rhs.service)
     }
 
     /// Hashes the UTF-8 bytes, consistently with `==`.
@@ -69,18 +69,24 @@ public struct KeychainAttributes: Equatable, ExpressibleByStringLiteral, Hashabl
         } ?? string.utf8.contains(0)
     }
 
-    private static func sameBytes(_ a: String, _ b: String) -> Bool {
-        guard a.utf8.count == b.utf8.count else { return false }
-        let fast: Bool? = a.utf8.withContiguousStorageIfAvailable { x in
-            b.utf8.withContiguousStorageIfAvailable { y in
-                x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0
-            }
-        } ?? nil
-        return fast ?? a.utf8.elementsEqual(b.utf8)
-    }
-
     /// Throws ``KeychainError/invalidArgument`` when ``invalidReason`` is set.
     func validate() throws(KeychainError) {
         if invalidReason != nil { throw .invalidArgument }
+    }
+}
+
+extension String {
+
+    /// Whether the two strings have the same UTF-8 bytes: how the Secret
+    /// Service and its clients compare names and attribute values (Swift's
+    /// `==` calls canonically equivalent strings equal).
+    package func hasSameUTF8(as other: String) -> Bool {
+        guard utf8.count == other.utf8.count else { return false }
+        let fast: Bool? = utf8.withContiguousStorageIfAvailable { x in
+            other.utf8.withContiguousStorageIfAvailable { y in
+                x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0
+            }
+        } ?? nil
+        return fast ?? utf8.elementsEqual(other.utf8)
     }
 }

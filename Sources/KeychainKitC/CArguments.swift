@@ -42,23 +42,29 @@ func handle(_ kc: OpaquePointer?) throws(ArgumentFailure) -> KeychainHandle {
 
 /// The key named by C strings; a NULL service is the default service.
 func key(service: UnsafePointer<CChar>?, account: UnsafePointer<CChar>?) throws(ArgumentFailure) -> KeychainAttributes {
-    guard let account else { throw invalidArgument("the account is NULL") }
-    guard let accountString = String(validatingCString: account) else {
-        throw invalidArgument("the account is not valid UTF-8")
-    }
-    let key = KeychainAttributes(account: accountString, service: try serviceName(service))
+    let key = KeychainAttributes(account: try text(account, "account"), service: try serviceName(service))
     if let reason = key.invalidReason { throw invalidArgument(reason) }
     return key
 }
 
 /// The service named by a C string; NULL is the default service.
 func serviceName(_ service: UnsafePointer<CChar>?) throws(ArgumentFailure) -> String {
-    guard let service else { return KeychainAttributes.defaultService }
-    guard let decoded = String(validatingCString: service) else {
-        throw invalidArgument("the service is not valid UTF-8")
-    }
+    guard let decoded = try optionalText(service, "service") else { return KeychainAttributes.defaultService }
     guard !decoded.isEmpty else { throw invalidArgument("the service is empty") }
     return decoded
+}
+
+/// A required UTF-8 string argument called `name` in messages.
+func text(_ pointer: UnsafePointer<CChar>?, _ name: String) throws(ArgumentFailure) -> String {
+    guard let pointer else { throw invalidArgument("the \(name) is NULL") }
+    guard let string = String(validatingCString: pointer) else { throw invalidArgument("the \(name) is not valid UTF-8") }
+    return string
+}
+
+/// An optional UTF-8 string argument: NULL is none.
+func optionalText(_ pointer: UnsafePointer<CChar>?, _ name: String) throws(ArgumentFailure) -> String? {
+    guard let pointer else { return nil }
+    return try text(pointer, name)
 }
 
 /// Runs a call of `handle`'s keychain, turning its error into its status

@@ -37,12 +37,8 @@ private func secretServiceInterface(
     guard options.version == UInt32(KK_SECRET_SERVICE_OPTIONS_VERSION) else {
         throw invalidArgument("unknown options version \(options.version) (initialize with KK_SECRET_SERVICE_OPTIONS_INIT)")
     }
-    var collection = "default"
-    if let name = options.collection {
-        guard let decoded = String(validatingCString: name) else { throw invalidArgument("the collection is not valid UTF-8") }
-        if let reason = SecretServiceKeychainInterface.invalidCollectionReason(decoded) { throw invalidArgument(reason) }
-        collection = decoded
-    }
+    let collection = try optionalText(options.collection, "collection") ?? "default"
+    if let reason = SecretServiceKeychainInterface.invalidCollectionReason(collection) { throw invalidArgument(reason) }
     let prompts: PromptPolicy
     switch options.prompts {
     case KK_PROMPT_AUTOMATIC: prompts = .automatic

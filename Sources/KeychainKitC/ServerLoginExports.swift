@@ -99,16 +99,3 @@ private func serverLogin(_ login: UnsafePointer<kk_server_login>?) throws(Argume
     if let reason = result.invalidReason { throw invalidArgument(reason) }
     return result
 }
-
-/// A required UTF-8 string argument.
-private func text(_ pointer: UnsafePointer<CChar>?, _ name: String) throws(ArgumentFailure) -> String {
-    guard let pointer else { throw invalidArgument("the \(name) is NULL") }
-    guard let string = String(validatingCString: pointer) else { throw invalidArgument("the \(name) is not valid UTF-8") }
-    return string
-}
-
-/// An optional UTF-8 string argument: NULL is none.
-private func optionalText(_ pointer: UnsafePointer<CChar>?, _ name: String) throws(ArgumentFailure) -> String? {
-    guard let pointer else { return nil }
-    return try text(pointer, name)
-}

@@ -70,7 +70,10 @@ struct GitCredentialHelper {
         let attributes = GitCredentialItems.attributes(of: request)
         var secret = GitCredentialItems.secret(of: request)
         defer { secret.wipe() }
-        let same = try matches(request).filter { GitCredentialItems.isSameCredential($0.attributes, as: attributes) }
+        // The same values (or absence) of every credential attribute,
+        // whatever else an item carries (its schema; KeePassXC adds `Title`,
+        // `Path` and others).
+        let same = try matches(request).filter { $0.hasExactly(attributes, for: GitCredentialItems.credentialAttributes) }
         let kept: String
         if let ours = same.first(where: { $0.attributes[GitCredentialItems.schemaAttribute] == GitCredentialItems.schema }) {
             try call("storing the credential") { () throws(KeychainError) in try store.setSecret(secret, of: ours) }

@@ -26,14 +26,6 @@ enum GitCredentialItems {
     /// The attribute names that say which credential an item holds.
     static let credentialAttributes = ["protocol", "server", "port", "object", "user"]
 
-    /// Whether an item's `attributes` are those of the credential whose
-    /// attributes are `wanted`: the same values (or absence) of every
-    /// ``credentialAttributes`` name, whatever else the item carries (its
-    /// schema; KeePassXC adds `Title`, `Path` and others).
-    static func isSameCredential(_ attributes: [String: String], as wanted: [String: String]) -> Bool {
-        credentialAttributes.allSatisfy { attributes[$0] == wanted[$0] }
-    }
-
     /// The attributes that `credential` pins down: what a lookup or erase
     /// matches, and (with the schema) what a store writes.
     static func attributes(of credential: GitCredential) -> [String: String] {

@@ -10,13 +10,14 @@ signal(SIGPIPE, SIG_IGN)
 /// Run as git-credential-keychainkit (a link to this program, which git runs
 /// for `credential.helper keychainkit`), it is `keychainkit git-credential`.
 let program = CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? "") } ?? ""
-let gitHelperName = "git-credential-keychainkit"
-let arguments = (program == gitHelperName ? ["git-credential"] : []) + CommandLine.arguments.dropFirst()
-let name = program == gitHelperName ? gitHelperName : "keychainkit"
+let runAsGitHelper = program == "git-credential-keychainkit"
+let arguments = (runAsGitHelper ? ["git-credential"] : []) + CommandLine.arguments.dropFirst()
+let name = runAsGitHelper ? program : "keychainkit"
 
-let environmentBackend = getenv("KEYCHAINKIT_BACKEND").map { String(cString: $0) }
+// git's helper stores on the Secret Service whatever the environment's backend.
+let environmentBackend = runAsGitHelper ? nil : getenv("KEYCHAINKIT_BACKEND").map { String(cString: $0) }
 do {
-    let invocation = try Invocation(arguments, environmentBackend: program == gitHelperName ? nil : environmentBackend)
+    let invocation = try Invocation(arguments, environmentBackend: environmentBackend)
     var secretService: SecretServiceKeychainInterface?
     let keychain: any KeychainProtocol
     switch invocation.backend {

@@ -30,9 +30,7 @@ extension SecretServiceKeychainInterface: AttributeItemStore {
             for path in unlocked + locked {
                 if let item = try connection.item(at: path) { items.append(item) }  // nil: deleted meanwhile
             }
-            return items.sorted { a, b in
-                a.modified != b.modified ? a.modified > b.modified : Self.precedes(b.id, a.id)
-            }
+            return items.sorted(by: AttributeItem.newestFirst)
         }
     }
 
@@ -44,11 +42,7 @@ extension SecretServiceKeychainInterface: AttributeItemStore {
             do throws(SecretServiceFailure) {
                 return try Self.lockedNamed(item.id) { () throws(SecretServiceFailure) in
                     try requireUnlocked(item, on: connection)
-                    let value = try secret(at: item.id, on: connection)
-                    // KWallet (5.103) answers GetSecret of a locked item with
-                    // an empty secret, not IsLocked.
-                    if value.isEmpty { try requireUnlocked(item, on: connection, known: false) }
-                    return value
+                    return try secret(at: item.id, on: connection)
                 }
             } catch let failure where failure.error == .itemNotFound {
                 return nil
@@ -64,8 +58,7 @@ extension SecretServiceKeychainInterface: AttributeItemStore {
     /// object path (``AttributeItem/id``).
     @discardableResult
     public func createItem(attributes: [String: String], label: String, value: [UInt8]) throws(KeychainError) -> String {
-        try validate(attributes)
-        guard !label.utf8.contains(0) else { throw .invalidArgument }
+        try validate(attributes, label: label)
         return try withConnection { connection throws(SecretServiceFailure) in
             let pairs = attributes.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
             return try create(pairs, label: label, value: value, on: connection)
@@ -95,13 +88,11 @@ extension SecretServiceKeychainInterface: AttributeItemStore {
         }
     }
 
-    /// Throws, naming `item`, when it is locked now: asked of the service
-    /// when `known` is false or when the item was locked when found (it may
-    /// have been unlocked since, by the user or by this backend's prompt).
-    private func requireUnlocked(
-        _ item: AttributeItem, on connection: SecretServiceConnection, known: Bool = true
-    ) throws(SecretServiceFailure) {
-        guard item.isLocked || !known else { return }
+    /// Throws, naming `item`, when it was locked when found and still is
+    /// (it may have been unlocked since, by the user or by this backend's
+    /// prompt): one question to the service, for locked items only.
+    private func requireUnlocked(_ item: AttributeItem, on connection: SecretServiceConnection) throws(SecretServiceFailure) {
+        guard item.isLocked else { return }
         if try connection.item(at: item.id)?.isLocked == true {
             throw SecretServiceFailure.locked([item.id], "the item is")
         }

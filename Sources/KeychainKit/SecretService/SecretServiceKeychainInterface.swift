@@ -562,15 +562,20 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     /// The secret of the item at `path`.
     ///
-    /// An empty secret is believed only once the item is seen to exist
-    /// after it: KWallet (5.103) answers a GetSecret that was on its way
-    /// while the item was deleted with an empty secret, not an error
-    /// (measured: most reads racing a delete).
+    /// An empty secret is believed only once the item is seen, after it,
+    /// to exist and be unlocked: KWallet (5.103) answers with an empty
+    /// secret, not an error, a GetSecret that was on its way while the item
+    /// was deleted (measured: most reads racing a delete) and a GetSecret
+    /// of a locked item (measured: a locked git credential read as an
+    /// empty password).
     func secret(at path: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) -> [UInt8] {
         let request = try connection.methodCall(path, Names.Item.interface, Names.Item.getSecret)
         try request.append(connection.session.path, as: "o")
         let value = try connection.session.readSecret(from: try connection.call(request))
-        if value.isEmpty, try connection.itemAttributes(at: path) == nil { throw SecretServiceFailure(.itemNotFound) }
+        if value.isEmpty {
+            guard let item = try connection.item(at: path) else { throw SecretServiceFailure(.itemNotFound) }
+            if item.isLocked { throw SecretServiceFailure.locked([path], "the item is") }
+        }
         return value
     }
 
@@ -613,7 +618,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     private func store(
         _ value: [UInt8], collapsing items: [String], of key: KeychainAttributes, on connection: SecretServiceConnection
     ) throws(SecretServiceFailure) -> Bool {
-        guard let keeper = items.min(by: Self.precedes) else { return false }
+        guard let keeper = items.min(by: precedesInCreationOrder) else { return false }
         do throws(SecretServiceFailure) {
             try setSecret(value, at: keeper, on: connection)
         } catch let failure where failure.error == .itemNotFound {
@@ -622,12 +627,6 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         for path in items where path != keeper { try deleteItem(at: path, on: connection) }
         connection.cache.store(key, chosen: keeper, all: [keeper])
         return true
-    }
-
-    /// The order of ``store(_:collapsing:of:on:)``'s choice, and of
-    /// ``newest(_:on:)``'s among items modified in the same second.
-    static func precedes(_ a: String, _ b: String) -> Bool {
-        a.utf8.count != b.utf8.count ? a.utf8.count < b.utf8.count : a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
     /// The most recently modified of `paths`, so that duplicates another
@@ -662,7 +661,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
             }
             if !foreign.isEmpty { latest = foreign }
         }
-        return latest.max(by: Self.precedes)
+        return latest.max(by: precedesInCreationOrder)
     }
 
     /// The bound on a confirmation prompt: the call timeout when unlock

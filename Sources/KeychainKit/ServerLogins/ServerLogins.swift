@@ -78,8 +78,6 @@ public struct ServerLogins: Sendable {
     private func items(of login: ServerLogin) throws(KeychainError) -> [AttributeItem] {
         guard login.invalidReason == nil else { throw .invalidArgument }
         let wanted = login.attributes
-        return try store.items(matching: wanted).filter { item in
-            ServerLogin.attributeNames.allSatisfy { item.attributes[$0] == wanted[$0] }
-        }
+        return try store.items(matching: wanted).filter { $0.hasExactly(wanted, for: ServerLogin.attributeNames) }
     }
 }
