@@ -320,9 +320,14 @@ KK_API kk_status kk_open_kernel_keyring(kk_keychain **out);
  *  `keyctl print` or `keyctl pipe`). Only keys linked in that keyring itself
  *  are items, never keys of keyrings linked in it. kk_set creates the key or
  *  replaces the value of the existing one atomically (one item per key);
- *  kk_remove unlinks it. Keys it writes grant everything to a possessor and
- *  view, read, write and search to the user's other processes, nothing to
- *  group and others.
+ *  kk_remove unlinks it. Who can read the keys it writes:
+ *  - KK_KERNEL_PERSISTENT and KK_KERNEL_USER: every process of the user
+ *    (a possessor may do everything; the user's other processes view,
+ *    read, write and search: those keyrings are the user's, shared by all
+ *    its sessions); group and others nothing;
+ *  - KK_KERNEL_SESSION (since 0.7): possessors only, that is the processes
+ *    whose session keyring links the key (this login session); the same
+ *    user's other sessions, group and others nothing.
  *
  *  Limits: a value holds 1 to 32767 bytes (the kernel's limit for "user"
  *  keys, which have no empty payload) and the description at most 4095

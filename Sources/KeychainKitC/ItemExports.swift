@@ -46,7 +46,7 @@ public func kk_get(
         guard let outValue else { throw invalidArgument("out_value is NULL") }
         var bytes: [UInt8]
         do throws(KeychainError) {
-            guard let found = try handle.keychain.data(forKey: key) else { return fail(KK_ENOTFOUND, nil) }
+            guard let found = try handle.keychain.data(forKey: key) else { return fail(.itemNotFound, on: handle) }
             bytes = found
         } catch {
             return fail(error, on: handle)
@@ -77,7 +77,7 @@ public func kk_exists(_ kc: OpaquePointer?, _ service: UnsafePointer<CChar>?, _ 
         let handle = try handle(kc)
         let key = try key(service: service, account: account)
         return keychainStatus(handle) { () throws(KeychainError) in
-            try handle.keychain.contains(key) ? KK_OK : fail(KK_ENOTFOUND, nil)
+            try handle.keychain.contains(key) ? KK_OK : fail(.itemNotFound, on: handle)
         }
     }
 }

@@ -13,7 +13,7 @@ public func kk_server_login_get(
         guard let outValue else { throw invalidArgument("out_value is NULL") }
         var bytes: [UInt8]
         do throws(KeychainError) {
-            guard let found = try logins.password(for: login) else { return fail(KK_ENOTFOUND, nil) }
+            guard let found = try logins.password(for: login) else { return fail(.itemNotFound, on: handle) }
             bytes = found
         } catch {
             return fail(error, on: handle)

@@ -42,7 +42,7 @@ struct Commands {
             let accounts = try keychainCall(on: keychain, "listing '\(service)'") { () throws(KeychainError) in
                 try keychain.accounts(inService: service)
             }
-            for account in accounts { try StandardStreams.writeLine(account) }
+            for account in accounts { try StandardStreams.writeNameLine(account) }
         case let .watch(account, interval):
             try KeyWatch(keychain: keychain, key: key(account)).run(polling: interval)
         case let .gitCredential(operation):

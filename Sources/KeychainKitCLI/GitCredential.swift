@@ -25,8 +25,10 @@ struct GitCredential {
     /// (`capability[]`, `wwwauth[]`, `authtype`, ...) are ignored, as git
     /// asks of helpers. A line without `=`, or text that is not UTF-8, is
     /// refused; the message never repeats the input (it may hold a secret).
+    /// A line's trailing CR is dropped, as git drops it.
     init(parsing input: [UInt8]) throws(CLIFailure) {
-        for line in input.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+        for var line in input.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
             if line.isEmpty { break }
             guard let equals = line.firstIndex(of: UInt8(ascii: "=")) else {
                 throw CLIFailure(.usage, "invalid credential line: no '=' in it")
@@ -56,11 +58,38 @@ struct GitCredential {
         }
     }
 
-    /// Whether `input` holds a whole credential: it has an empty line.
+    /// The most input a credential may take: far beyond any real one (a
+    /// 1 MiB password still fits), so that endless input ends.
+    static let longestInput = 4 << 20
+
+    /// Whether `input` holds a whole credential: it has an empty line
+    /// (which a CR before its newline leaves empty).
     static func isComplete(_ input: [UInt8]) -> Bool {
-        let newline = UInt8(ascii: "\n")
-        if input.first == newline { return true }
-        return zip(input, input.dropFirst()).contains { $0 == newline && $1 == newline }
+        let newline = UInt8(ascii: "\n"), carriageReturn = UInt8(ascii: "\r")
+        var lineStart = true
+        var lineHasOnlyCR = false
+        for byte in input {
+            if byte == newline {
+                if lineStart || lineHasOnlyCR { return true }
+                lineStart = true
+                lineHasOnlyCR = false
+            } else {
+                lineHasOnlyCR = lineStart && byte == carriageReturn
+                lineStart = false
+            }
+        }
+        return false
+    }
+
+    /// Whether every value ``output()`` would write fits on its line: no
+    /// newline (which would start a line of its own: an item whose `user`
+    /// is `alice\nhost=evil.example` must not tell git of another host)
+    /// and no NUL.
+    var canBeWritten: Bool {
+        let values: [[UInt8]?] = [
+            username.map { Array($0.utf8) }, password, passwordExpiryUTC.map { Array($0.utf8) }, oauthRefreshToken,
+        ]
+        return values.allSatisfy { value in value.map { !$0.contains(UInt8(ascii: "\n")) && !$0.contains(0) } ?? true }
     }
 
     /// `host` split at its last colon when a port (1 to 65535) follows it

@@ -28,7 +28,8 @@ struct GitCredentialHelper {
         guard Self.operations.contains(operation) else { return }
         // Up to the empty line that ends a credential (someone typing one
         // in a terminal), or the end of git's input.
-        var input = try StandardStreams.readAll(STDIN_FILENO, until: GitCredential.isComplete)
+        var input = try StandardStreams.readAll(
+            STDIN_FILENO, atMost: GitCredential.longestInput, what: "the credential", until: GitCredential.isComplete)
         defer { input.wipe() }
         var request = try GitCredential(parsing: input)
         defer { request.wipe() }
@@ -49,6 +50,12 @@ struct GitCredentialHelper {
             var found = try stored(in: item)
             defer { found?.wipe() }
             guard let credential = found, !credential.hasExpired(now: now) else { continue }
+            guard credential.canBeWritten else {
+                StandardStreams.writeError(
+                    "git-credential-keychainkit: skipped a stored credential whose username or secret holds a newline or NUL, "
+                        + "which git's protocol cannot carry\n")
+                continue
+            }
             var output = credential.output()
             defer { output.wipe() }
             return try StandardStreams.write(output)

@@ -73,8 +73,11 @@ struct Invocation {
     alias such as "default" or "session", or an object path); --prompt says
     whether a locked keyring may show its unlock dialog (automatic, the
     default: only with $DISPLAY or $WAYLAND_DISPLAY set); --timeout bounds
-    each request (default 5000 ms), --prompt-timeout the wait for the user
-    (default 120000 ms).
+    each operation, all its requests together (default 5000 ms),
+    --prompt-timeout the wait for the user (default 120000 ms); both at
+    most 86400000 (one day). Names written to a terminal have their
+    control characters escaped (\\x1b, and \\\\ for a backslash); to a
+    pipe or file they are written as stored.
 
     exit codes: 0 success, 1 not found, 2 bad usage, 3 keychain locked,
                 4 no Secret Service (or kernel keyring forbidden),
@@ -82,10 +85,16 @@ struct Invocation {
                 8 input/output error
     """
 
-    /// A positive number of milliseconds given to `flag`.
+    /// The longest time an option may give: one day, in milliseconds.
+    static let longestMilliseconds = 86_400_000
+
+    /// A positive number of milliseconds given to `flag`, at most
+    /// ``longestMilliseconds`` (digits only: no sign, no overflow).
     private static func milliseconds(_ text: String, _ flag: String) throws(CLIFailure) -> Duration {
-        guard let milliseconds = Int(text), milliseconds > 0 else {
-            throw CLIFailure(.usage, "\(flag) needs a positive number of milliseconds")
+        guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              let milliseconds = Int(text), milliseconds > 0, milliseconds <= longestMilliseconds
+        else {
+            throw CLIFailure(.usage, "\(flag) needs a number of milliseconds from 1 to \(longestMilliseconds) (one day)")
         }
         return .milliseconds(milliseconds)
     }

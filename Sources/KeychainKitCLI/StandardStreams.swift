@@ -54,7 +54,8 @@ enum StandardStreams {
     /// satisfies `complete` (then possibly a little more); buffers it grew
     /// from are wiped.
     static func readAll(
-        _ descriptor: Int32, until complete: ([UInt8]) -> Bool = { _ in false }
+        _ descriptor: Int32, atMost limit: Int = .max, what: String = "the input",
+        until complete: ([UInt8]) -> Bool = { _ in false }
     ) throws(CLIFailure) -> [UInt8] {
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
@@ -66,6 +67,10 @@ enum StandardStreams {
             if count == 0 { break }
             chunk.withUnsafeBytes { result.appendWipingOldStorage(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             if complete(result) { break }
+            if result.count > limit {
+                result.wipe()
+                throw CLIFailure(.usage, "\(what) on standard input is longer than \(limit >> 20) MiB")
+            }
         }
         return result
     }
@@ -83,6 +88,15 @@ enum StandardStreams {
 
     static func writeLine(_ text: String) throws(CLIFailure) {
         try write(Array((text + "\n").utf8))
+    }
+
+    /// Writes a line naming something stored (an account, a service), which
+    /// anyone who can write to the keychain chose: to a terminal with its
+    /// control characters escaped (`\x1b`; a backslash as `\\`), so that
+    /// no escape sequence reaches the terminal; elsewhere (a pipe, a file)
+    /// as it is, for scripts.
+    static func writeNameLine(_ text: String) throws(CLIFailure) {
+        try writeLine(isatty(STDOUT_FILENO) == 1 ? TerminalText.escaped(text) : text)
     }
 
     /// Writes to stderr; errors are ignored (there is nowhere left to report them).

@@ -37,7 +37,7 @@ final class KeyWatch: Sendable {
         // Interrupting ends the watch, even when the shell that started us
         // in the background made us ignore SIGINT.
         signal(SIGINT, SIG_DFL)
-        try StandardStreams.writeLine("watching '\(key.account)' on '\(key.service)'; interrupt to stop")
+        try StandardStreams.writeNameLine("watching '\(key.account)' on '\(key.service)'; interrupt to stop")
         let token = keychain.addObserver(forKey: key) { [self] change in
             guard change.event == .changed || change.event == .deleted else { return }
             try? report()
@@ -80,6 +80,6 @@ final class KeyWatch: Sendable {
             defer { state.line = now }
             return now == state.line ? nil : now
         }
-        if let line { try StandardStreams.writeLine("\(key.account): \(line)") }
+        if let line { try StandardStreams.writeNameLine("\(key.account): \(line)") }
     }
 }

@@ -59,4 +59,9 @@ int keychainkit_key_unlink(int32_t key, int32_t keyring);
  * for other processes of the owning user; nothing for group and others. */
 #define KEYCHAINKIT_KEY_PERMISSIONS 0x3f0f0000u
 
+/* Permission bits for keys in a session keyring: everything for a
+ * possessor (the processes whose session keyring links the key), nothing
+ * for anyone else, the same user's other sessions included. */
+#define KEYCHAINKIT_KEY_PERMISSIONS_POSSESSOR 0x3f000000u
+
 #endif

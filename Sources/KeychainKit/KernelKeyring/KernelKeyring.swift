@@ -41,6 +41,16 @@ public enum KernelKeyring: Sendable, CaseIterable {
         }
     }
 
+    /// The permissions of the keys written here (KEYCTL_SETPERM): in the
+    /// persistent and user keyrings, everything for a possessor and view,
+    /// read, write and search for the user's other processes (they share
+    /// those keyrings); in a session keyring, a possessor's only, so that
+    /// another session of the same user (`keyctl print <serial>` from
+    /// another login) cannot read what this session stored.
+    var keyPermissions: UInt32 {
+        self == .session ? KEYCHAINKIT_KEY_PERMISSIONS_POSSESSOR : KEYCHAINKIT_KEY_PERMISSIONS
+    }
+
     private func checked(_ result: Int32) throws(KeychainError) -> Int32 {
         guard result >= 0 else { throw KernelKeyringFailure.error(-result, "finding the \(self) keyring") }
         return result

@@ -145,7 +145,7 @@ public final class KernelKeyringInterface: KeychainInterfaceProtocol, Sendable {
             throw KernelKeyringFailure.error(-serial, "adding a key", needing: value.count + description.text.utf8.count + 1)
         }
         // Best effort: a key another tool created keeps permissions we may not change.
-        _ = keychainkit_key_set_permissions(serial, KEYCHAINKIT_KEY_PERMISSIONS)
+        _ = keychainkit_key_set_permissions(serial, keyring.keyPermissions)
     }
 
     /// The value of the key `serial`; `nil` when it is gone.

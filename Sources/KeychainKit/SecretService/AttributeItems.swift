@@ -11,7 +11,8 @@ extension SecretServiceKeychainInterface: AttributeItemStore {
     private typealias Names = SecretServiceNames
 
     /// The items, in every collection, whose attributes include
-    /// `attributes` (values compared by bytes, by the service), most
+    /// `attributes` (values compared by bytes, here: the service's answer
+    /// is verified item by item, see ``VerifiedSearch``), most
     /// recently modified first (then the last created first, by path).
     /// Locked items are included, marked ``AttributeItem/isLocked``.
     ///
@@ -23,14 +24,12 @@ extension SecretServiceKeychainInterface: AttributeItemStore {
         try validate(attributes)
         return try withConnection { connection throws(SecretServiceFailure) in
             try requireNoHiddenCollections(on: connection)
-            let pairs = attributes.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-            let (unlocked, locked) = try connection.searchItems(pairs)
-            if unlocked.isEmpty && locked.isEmpty { try requireNoHiddenCollections(on: connection, asking: true) }
-            var items: [AttributeItem] = []
-            for path in unlocked + locked {
-                if let item = try connection.item(at: path) { items.append(item) }  // nil: deleted meanwhile
+            let found = try connection.verifiedSearch(attributes, cap: VerifiedSearch.keyedCap)
+            if found.unlocked.isEmpty && found.lockedPaths.isEmpty {
+                try requireNoHiddenCollections(on: connection, asking: true)
             }
-            return items.sorted(by: AttributeItem.newestFirst)
+            if !found.unverifiedLocked.isEmpty { throw SecretServiceFailure.locked(found.unverifiedLocked, "the item is") }
+            return (found.unlocked + found.locked).sorted(by: AttributeItem.newestFirst)
         }
     }
 

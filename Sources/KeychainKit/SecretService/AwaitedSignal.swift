@@ -26,8 +26,9 @@ extension BusConnection {
         while awaited.message == nil {
             let processed = sd_bus_process(raw, nil)
             if processed < 0 { throw SecretServiceFailure(errno: -processed, operation: "reading from the bus") }
+            if awaited.message != nil { break }
+            guard let left = deadline.remaining else { return nil }  // checked while messages keep coming too
             if processed > 0 { continue }
-            guard let left = deadline.remaining else { return nil }
             let waited = sd_bus_wait(raw, left)
             if waited < 0 && waited != -EINTR {
                 throw SecretServiceFailure(errno: -waited, operation: "waiting on the bus")

@@ -74,22 +74,21 @@ final class BusConnection {
         address: String?, timeoutMicroseconds: UInt64, subscribing rules: [String], to receiver: BusSignalReceiver
     ) throws(SecretServiceFailure) -> BusConnection {
         let deadline = Deadline(after: timeoutMicroseconds)
+        guard let address = address ?? sessionBusAddress() else {
+            throw SecretServiceFailure(.serviceUnavailable, connectionLost: true, detail: "no session bus: neither DBUS_SESSION_BUS_ADDRESS nor XDG_RUNTIME_DIR is set")
+        }
         var opened: OpaquePointer?
-        if let address {
-            try Self.check(sd_bus_new(&opened), "creating a bus connection")
-            guard let bus = opened else { throw SecretServiceFailure(.serviceUnavailable) }
-            let started = address.withCString { sd_bus_set_address(bus, $0) } >= 0
-                && sd_bus_set_bus_client(bus, 1) >= 0
-            let result = started ? sd_bus_start(bus) : -EINVAL
-            guard result >= 0 else {
-                sd_bus_close_unref(bus)
-                throw SecretServiceFailure(errno: -result, operation: "connecting to the bus")
-            }
-        } else {
-            let result = sd_bus_open_user(&opened)
-            guard result >= 0, opened != nil else {
-                throw SecretServiceFailure(.serviceUnavailable, connectionLost: true)
-            }
+        try Self.check(sd_bus_new(&opened), "creating a bus connection")
+        guard let bus = opened else { throw SecretServiceFailure(.serviceUnavailable) }
+        // No file descriptors: the bus daemon then refuses to pass us any
+        // message that carries one (a peer could otherwise fill our file
+        // table with the signals it sends us).
+        let started = address.withCString { sd_bus_set_address(bus, $0) } >= 0
+            && sd_bus_set_bus_client(bus, 1) >= 0 && sd_bus_negotiate_fds(bus, 0) >= 0
+        let result = started ? sd_bus_start(bus) : -EINVAL
+        guard result >= 0 else {
+            sd_bus_close_unref(bus)
+            throw SecretServiceFailure(errno: -result, operation: "connecting to the bus")
         }
         let connection = BusConnection(bus: opened!, timeoutMicroseconds: timeoutMicroseconds, receiver: receiver)
         connection.socket = sd_bus_get_fd(opened!)
@@ -122,14 +121,82 @@ final class BusConnection {
         return BusMessage(owning: message)
     }
 
-    /// Sends `message` and waits, at most the timeout, for its reply.
+    /// The bound on the whole operation in progress: every call and every
+    /// wait in it ends by then (see ``beginOperation(lasting:)``); `nil`:
+    /// each call is bounded by ``timeoutMicroseconds`` alone.
+    private(set) var operationDeadline: Deadline?
+
+    /// How long the operation in progress may take in all.
+    private var operationMicroseconds: UInt64 = 0
+
+    /// Starts an operation that may take at most `microseconds` in all,
+    /// however many calls it makes.
+    func beginOperation(lasting microseconds: UInt64) {
+        operationMicroseconds = microseconds
+        operationDeadline = Deadline(after: microseconds)
+    }
+
+    /// Gives the operation in progress `microseconds` more from now (after
+    /// waiting on a person, or for a listing of many items).
+    func extendOperation(by microseconds: UInt64) {
+        guard let deadline = operationDeadline else { return }
+        operationMicroseconds = operationMicroseconds &+ microseconds
+        operationDeadline = Deadline.later(deadline, Deadline(after: microseconds))
+    }
+
+    /// Sends `message` and waits for its reply: at most the timeout, and
+    /// never past the operation's deadline.
+    ///
+    /// Messages that arrive meanwhile are handled as they come (signals go
+    /// to the receiver, which keeps a bounded summary), never queued whole:
+    /// a peer flooding us with signals during a call costs time, not
+    /// memory, and the deadline is checked after each one.
     func call(_ message: BusMessage) throws(SecretServiceFailure) -> BusMessage {
-        var error = sd_bus_error()
-        defer { sd_bus_error_free(&error) }
-        var reply: OpaquePointer?
-        let result = sd_bus_call(bus, message.raw, timeoutMicroseconds, &error, &reply)
-        guard result >= 0, let reply else { throw SecretServiceFailure(result: result, busError: error) }
-        return BusMessage(owning: reply)
+        var limit = timeoutMicroseconds
+        if let operationDeadline {
+            guard let left = operationDeadline.remaining else { throw timedOut(message, operation: true) }
+            limit = min(limit, left)
+        }
+        let awaited = AwaitedReply()
+        var slot: OpaquePointer?
+        try Self.check(
+            sd_bus_call_async(bus, &slot, message.raw, receiveReply, Unmanaged.passUnretained(awaited).toOpaque(), limit),
+            "sending a D-Bus call")
+        defer { sd_bus_slot_unref(slot) }  // forgets a reply that never came
+        let deadline = Deadline(after: limit)
+        while awaited.reply == nil {
+            let processed = sd_bus_process(bus, nil)
+            try Self.check(processed, "reading from the bus")
+            if awaited.reply != nil { break }
+            guard let left = deadline.remaining else {
+                throw timedOut(message, operation: limit < timeoutMicroseconds)
+            }
+            if processed > 0 { continue }
+            let waited = sd_bus_wait(bus, left)
+            if waited < 0 && waited != -EINTR { try Self.check(waited, "waiting on the bus") }
+        }
+        let reply = awaited.reply!
+        if let error = sd_bus_message_get_error(reply.raw) {
+            if sd_bus_error_has_name(error, "org.freedesktop.DBus.Error.NoReply") > 0 {
+                // sd-bus's own timer: the call's time is up.
+                throw timedOut(message, operation: limit < timeoutMicroseconds)
+            }
+            throw SecretServiceFailure(result: -sd_bus_error_get_errno(error), busError: error.pointee)
+        }
+        return reply
+    }
+
+    /// The failure of a call that got no answer in time, naming the call,
+    /// whom it went to and how long it waited.
+    private func timedOut(_ message: BusMessage, operation: Bool) -> SecretServiceFailure {
+        let member = message.member ?? "a call"
+        let destination = sd_bus_message_get_destination(message.raw).map { String(cString: $0) } ?? "the bus"
+        let waited = operation
+            ? "the operation's deadline (\(operationMicroseconds / 1000) ms in all) passed"
+            : "no answer within \(timeoutMicroseconds / 1000) ms"
+        return SecretServiceFailure(
+            .serviceUnavailable, connectionLost: !operation,
+            detail: "\(member) to \(destination): \(waited); the bus is there, the service did not answer in time")
     }
 
     /// Sends `message` (a signal) without waiting for anything.
@@ -180,14 +247,20 @@ final class BusConnection {
         try handlePendingSignals()
     }
 
+    /// Messages ``handlePendingSignals()`` handles at most in one call.
+    static let pendingLimit = 4096
+
     /// Handles every message already received or waiting on the socket,
-    /// without blocking (signals go to the receiver).
+    /// without blocking (signals go to the receiver). Past
+    /// ``pendingLimit`` messages (a peer keeps sending) it stops, and tells
+    /// the receiver it missed some (``BusSignalReceiver/overflowed()``).
     func handlePendingSignals() throws(SecretServiceFailure) {
-        while true {
+        for _ in 0..<Self.pendingLimit {
             let result = sd_bus_process(bus, nil)
             if result == 0 { return }
             try Self.check(result, "reading from the bus")
         }
+        receiver.overflowed()
     }
 
     // MARK: Internals
@@ -219,6 +292,45 @@ final class BusConnection {
 protocol BusSignalReceiver: AnyObject {
     /// Called with each signal (borrowed for the call), in order.
     func receive(_ signal: OpaquePointer)
+
+    /// Called when signals may have been missed (too many kept arriving).
+    func overflowed()
+}
+
+/// The reply to one call, once it came.
+private final class AwaitedReply {
+    var reply: BusMessage?
+}
+
+/// Keeps the reply (or error) to a call (an sd-bus reply callback).
+private func receiveReply(
+    _ message: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ error: UnsafeMutablePointer<sd_bus_error>?
+) -> Int32 {
+    guard let message, let userdata else { return 0 }
+    Unmanaged<AwaitedReply>.fromOpaque(userdata).takeUnretainedValue().reply = BusMessage(owning: sd_bus_message_ref(message))
+    return 0
+}
+
+/// The session bus's address, as sd-bus's `sd_bus_open_user` finds it:
+/// `DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`; `nil` when
+/// neither is set.
+private func sessionBusAddress() -> String? {
+    if let address = getenv("DBUS_SESSION_BUS_ADDRESS"), address.pointee != 0 { return String(cString: address) }
+    guard let runtime = getenv("XDG_RUNTIME_DIR"), runtime.pointee != 0 else { return nil }
+    var escaped = "unix:path="
+    for byte in (String(cString: runtime) + "/bus").utf8 {
+        let plain = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || "-_/.\\".utf8.contains(byte)
+        if plain {
+            escaped.unicodeScalars.append(Unicode.Scalar(byte))
+        } else {
+            let digits = Array("0123456789abcdef".unicodeScalars)
+            escaped.unicodeScalars.append("%")
+            escaped.unicodeScalars.append(digits[Int(byte >> 4)])
+            escaped.unicodeScalars.append(digits[Int(byte & 15)])
+        }
+    }
+    return escaped
 }
 
 /// Passes a signal to its connection's receiver (an sd-bus match callback).
@@ -243,6 +355,11 @@ struct Deadline {
     /// The earlier of `a` and `b`.
     static func earlier(_ a: Deadline, _ b: Deadline) -> Deadline {
         a.microseconds <= b.microseconds ? a : b
+    }
+
+    /// The later of `a` and `b`.
+    static func later(_ a: Deadline, _ b: Deadline) -> Deadline {
+        a.microseconds >= b.microseconds ? a : b
     }
 
     /// Microseconds until the deadline, or `nil` once it has passed.

@@ -1,5 +1,9 @@
 import CSDBus
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// An sd-bus message we hold one reference to, with the few ways of writing
 /// and reading D-Bus values the Secret Service needs. Writing and reading
 /// follow the message's cursor, as sd-bus does; each step checks sd-bus's
@@ -174,14 +178,18 @@ final class BusMessage {
 
     // MARK: Helpers
 
-    private static let malformed = SecretServiceFailure(
-        .unknownError(code: -1, message: "the Secret Service sent a reply of an unexpected type"))
+    private static let malformed = SecretServiceFailure.serverFault("sent a reply of an unexpected type")
+
+    /// The longest object path a signal may name to be acted on: far beyond
+    /// any service's item paths, short enough that queued signals stay small.
+    static let longestPath = 1024
 
     /// The object path a signal (borrowed) carries first, as item signals
     /// do; `nil` when it carries none.
     static func firstObjectPath(of signal: OpaquePointer) -> String? {
         var path: UnsafePointer<CChar>?
-        guard sd_bus_message_read_basic(signal, code("o"), &path) > 0, let path else { return nil }
+        guard sd_bus_message_read_basic(signal, code("o"), &path) > 0, let path,
+              strnlen(path, longestPath + 1) <= longestPath else { return nil }
         return String(cString: path)
     }
 

@@ -31,6 +31,10 @@ final class SignalQueue<Element: Equatable>: BusSignalReceiver {
         pending.append(element)
     }
 
+    func overflowed() {
+        pending = [overflow]
+    }
+
     /// The elements received since the last call.
     func take() -> [Element] {
         defer { pending.removeAll(keepingCapacity: true) }
@@ -42,22 +46,30 @@ final class SignalQueue<Element: Equatable>: BusSignalReceiver {
 /// ``ItemPathCache``.
 enum ChangeSignals {
 
-    /// A queue of the changes signalled, collapsing past 64 into
-    /// ``ItemPathCache/Change/everything``.
-    static func queue() -> SignalQueue<ItemPathCache.Change> {
-        SignalQueue(capacity: 64, overflow: .everything, element: change)
+    /// A queue of the changes signalled by the service process `senders`
+    /// names (others are dropped: see ``SignalSenders``), collapsing past
+    /// 64 into ``ItemPathCache/Change/everything``.
+    static func queue(trusting senders: SignalSenders) -> SignalQueue<ItemPathCache.Change> {
+        SignalQueue(capacity: 64, overflow: .everything) { change($0, senders) }
     }
 
-    private static func change(_ signal: OpaquePointer) -> ItemPathCache.Change {
-        let names = SecretServiceNames.Collection.self
-        guard let interface = sd_bus_message_get_interface(signal), String(cString: interface) == names.interface,
+    private static func change(_ signal: OpaquePointer, _ senders: SignalSenders) -> ItemPathCache.Change? {
+        let names = SecretServiceNames.self
+        guard let interface = sd_bus_message_get_interface(signal).map({ String(cString: $0) }),
               let member = sd_bus_message_get_member(signal).map({ String(cString: $0) })
-        else { return .everything }
-        guard let path = BusMessage.firstObjectPath(of: signal) else { return .everything }
+        else { return nil }
+        if interface == names.Bus.interface {
+            // NameOwnerChanged of the service's name: believed from the bus only.
+            return SignalSenders.fromBus(signal) ? .everything : nil
+        }
+        guard senders.fromService(signal) else { return nil }
+        guard interface == names.Collection.interface, let path = BusMessage.firstObjectPath(of: signal) else {
+            return .everything  // collections created, deleted, locked or unlocked
+        }
         switch member {
-        case names.itemCreated: return .itemCreated(path: path)
-        case names.itemDeleted: return .itemDeleted(path: path)
-        case names.itemChanged: return .itemChanged(path: path)
+        case names.Collection.itemCreated: return .itemCreated(path: path)
+        case names.Collection.itemDeleted: return .itemDeleted(path: path)
+        case names.Collection.itemChanged: return .itemChanged(path: path)
         default: return .everything
         }
     }

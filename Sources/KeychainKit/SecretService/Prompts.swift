@@ -26,7 +26,9 @@ extension SecretServiceConnection {
         try request.append("")  // no parent window
         let rule = "type='signal',sender='\(destination)',path='\(path)',"
             + "interface='\(Names.Prompt.interface)',member='\(Names.Prompt.completed)'"
-        guard let completed = try bus.call(request, thenAwait: rule, atMost: limit) else {
+        let answer = try bus.call(request, thenAwait: rule, atMost: limit)
+        bus.extendOperation(by: bus.timeoutMicroseconds)  // the time spent waiting on a person is not the service's
+        guard let completed = answer else {
             if !(isGnomeKeyring() ?? true) { dismiss(path) }  // unknown: as on gnome-keyring
             return .unanswered
         }

@@ -47,7 +47,8 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
     private let busAddress: String?
     private let timeoutMicroseconds: UInt64
     private let ownWrites: OwnWrites
-    private let heard = HeardSignals.queue()
+    private let senders = SignalSenders()
+    private lazy var heard = HeardSignals.queue(trusting: senders)
     private var bus: BusConnection?
     private var reconnectAt: Deadline?
 
@@ -154,9 +155,12 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
         if let bus { return bus }
         if let reconnectAt, reconnectAt.remaining != nil { return nil }
         do throws(SecretServiceFailure) {
-            bus = try BusConnection.open(
+            let opened = try BusConnection.open(
                 address: busAddress, timeoutMicroseconds: timeoutMicroseconds,
                 subscribing: Names.outsideChangeMatchRules, to: heard)
+            // Asked after subscribing: a later change of owner is heard.
+            senders.serviceOwner = try opened.owner(of: Names.busName)
+            bus = opened
             reconnectAt = nil
         } catch {
             reconnectAt = Deadline(after: Self.reconnectMicroseconds)
@@ -225,6 +229,32 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
         return nil
     }
 
+    /// The `Modified` time of each observed item last read for an
+    /// announcement (``recentlyModified(_:on:)``).
+    private var announcedModified: [String: UInt64] = [:]
+
+    /// Whether the item at `path` was modified recently enough for a
+    /// `SecretChanged(path)` announcement to be true: within the last
+    /// second, or since the last announcement of it believed, or (never
+    /// announced before) within the last ten seconds. Anyone on the bus can
+    /// send the announcement; the item's `Modified`, read from the service,
+    /// cannot be forged, so a forged announcement of an item that did not
+    /// change is dropped at the cost of one read. One sent within a second
+    /// of a real change reports that change (coalesced with it).
+    private func recentlyModified(_ path: String, on bus: BusConnection) -> Bool {
+        guard let reply = try? bus.itemProperty(Names.Item.modified, at: path, of: Names.busName),
+              let modified = try? reply.enter("v", "t", { () throws(SecretServiceFailure) in try reply.readUInt64() })
+        else { return false }  // gone, or unreadable: nothing to report as a change of its secret
+        let now = UInt64(max(0, time(nil)))
+        let earlier = announcedModified[path]
+        let believed = modified + 1 >= now || (earlier.map { modified > $0 } ?? (modified + 10 >= now))
+        if believed {
+            if announcedModified.count >= 4096 { announcedModified.removeAll() }
+            announcedModified[path] = modified
+        }
+        return believed
+    }
+
     private func classify(_ signal: HeardSignals.Signal, _ keys: Set<KeychainAttributes>, on bus: BusConnection) {
         switch signal.kind {
         case .everything:
@@ -235,6 +265,7 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
         case let .itemChanged(path, announced):
             if !announced { unobservedPaths.remove(path) }  // its attributes may name another key now
             guard let key = key(of: path, keys, on: bus) else { return }
+            if announced && !recentlyModified(path, on: bus) { return }
             judge(Heard(key: key, deleted: false, path: path, sender: signal.sender, announced: announced), heldUntil: nil)
         case let .itemDeleted(path):
             guard let key = keyOfPath[path] else { return }
@@ -321,19 +352,29 @@ enum HeardSignals {
 
     static let overflow = Signal(kind: .everything, sender: nil)
 
-    /// A queue of the signals that matter to a watcher.
-    static func queue() -> SignalQueue<Signal> {
+    /// A queue of the signals that matter to a watcher, from the senders
+    /// that may send them (``SignalSenders``); it follows the service's
+    /// owner as the bus announces it.
+    static func queue(trusting senders: SignalSenders) -> SignalQueue<Signal> {
         SignalQueue(capacity: capacity, overflow: overflow) { message in
-            kind(of: message).map { Signal(kind: $0, sender: sd_bus_message_get_sender(message).map { String(cString: $0) }) }
+            kind(of: message, senders).map { Signal(kind: $0, sender: SignalSenders.sender(of: message)) }
         }
     }
 
     /// What a signal means to a watcher; `nil`: nothing.
-    private static func kind(of message: OpaquePointer) -> Signal.Kind? {
+    private static func kind(of message: OpaquePointer, _ senders: SignalSenders) -> Signal.Kind? {
         let names = SecretServiceNames.self
         guard let interface = sd_bus_message_get_interface(message).map({ String(cString: $0) }),
               let member = sd_bus_message_get_member(message).map({ String(cString: $0) })
         else { return nil }
+        switch interface {
+        case names.Changes.interface:
+            break  // anyone's: verified when classified
+        case names.Bus.interface:
+            guard SignalSenders.fromBus(message) else { return nil }
+        default:
+            guard senders.fromService(message) else { return nil }
+        }
         switch (interface, member) {
         case (names.Collection.interface, names.Collection.itemCreated),
              (names.Collection.interface, names.Collection.itemChanged):
@@ -351,6 +392,7 @@ enum HeardSignals {
                   sd_bus_message_read_basic(message, string, &old) > 0,
                   sd_bus_message_read_basic(message, string, &new) > 0, let new
             else { return .everything }
+            senders.serviceOwner = new.pointee == 0 ? nil : String(cString: new)
             return new.pointee == 0 ? nil : .everything
         case (names.Service.interface, names.Service.collectionDeleted):
             return BusMessage.firstObjectPath(of: message).map { .collectionDeleted(path: $0) }

@@ -21,6 +21,26 @@ final class SecretServiceConnection {
     /// ``runPrompt(_:atMost:)``).
     var serverIsGnomeKeyring: Bool?
 
+    /// Whether a search has answered with items that do not match what was
+    /// asked (``VerifiedSearch``): such a service may match `CreateItem`'s
+    /// `replace` as loosely, so items are then created without it.
+    var matchesLoosely = false
+
+    /// What the operation in progress found worth telling its caller even
+    /// when it succeeds (ignored items of a loosely matching service).
+    private var operationNote: String?
+
+    /// Records `text` for the operation in progress (see ``takeNote()``).
+    func note(_ text: String) {
+        operationNote = text
+    }
+
+    /// The note of the operation that just ended, if any; clears it.
+    func takeNote() -> String? {
+        defer { operationNote = nil }
+        return operationNote
+    }
+
     /// Item paths and absences found for keys, kept current by the
     /// service's change signals (see ``refreshCache()``).
     var cache = ItemPathCache()
@@ -39,11 +59,15 @@ final class SecretServiceConnection {
     /// start by D-Bus activation, each step bounded by the timeout.
     static func open(busAddress: String?, timeoutMicroseconds: UInt64) throws(SecretServiceFailure) -> SecretServiceConnection {
         do throws(SecretServiceFailure) {
-            let signals = ChangeSignals.queue()
+            let senders = SignalSenders()
+            let signals = ChangeSignals.queue(trusting: senders)
             let bus = try BusConnection.open(
                 address: busAddress, timeoutMicroseconds: timeoutMicroseconds,
                 subscribing: SecretServiceNames.changeMatchRules, to: signals)
             let (session, owner) = try TransferSession.open(on: bus, destination: SecretServiceNames.busName)
+            // Signals are believed from the process that answered, from now
+            // on (none before matters: nothing is cached yet).
+            senders.serviceOwner = owner
             return SecretServiceConnection(bus: bus, signals: signals, session: session, destination: owner)
         } catch let failure {
             // Whatever stops us reaching the service is "unavailable",

@@ -46,6 +46,13 @@ struct SecretServiceFailure: Error {
         SecretServiceFailure(.interactionNotAllowed, detail: "\(what) locked: \(objects.joined(separator: ", "))", unlocking: objects)
     }
 
+    /// The service answered something no honest Secret Service would
+    /// (`what`, e.g. "answered with the object path '/x', …"): reported as
+    /// an unknown error naming it; the answer is never acted on.
+    static func serverFault(_ what: String) -> SecretServiceFailure {
+        SecretServiceFailure(.unknownError(code: EPROTO, message: "the Secret Service \(what) (a server fault)"))
+    }
+
     /// Classifies what sd-bus returned for a call: the negative errno
     /// `result`, and `busError`, set when the peer answered with an error
     /// (or sd-bus made one up from the errno).

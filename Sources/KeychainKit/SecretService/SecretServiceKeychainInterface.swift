@@ -248,15 +248,10 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     public func accounts(inService service: String) throws(KeychainError) -> [String] {
         try withConnection { connection throws(SecretServiceFailure) in
-            try requireNoHiddenCollections(on: connection)
-            let found = try connection.searchItems([Names.Attribute.service: service])
-            try requireNoHiddenCollections(on: connection, asking: true)
-            let paths = found.unlocked + found.locked
             var accounts: [String] = []
             var seen = Set<[UInt8]>()  // by bytes: canonically equal names are distinct accounts
-            for path in paths {
-                // nil: deleted meanwhile
-                guard let account = try connection.itemAttributes(at: path)?[Names.Attribute.account] else { continue }
+            for item in try listing(service, on: connection) {
+                guard let account = item.attributes[Names.Attribute.account] else { continue }
                 if seen.insert(Array(account.utf8)).inserted { accounts.append(account) }
             }
             return accounts.sortedByBytes()
@@ -267,13 +262,9 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// the newest item where a key has several.
     public func itemInfo(inService service: String) throws(KeychainError) -> [KeychainItemInfo] {
         try withConnection { connection throws(SecretServiceFailure) in
-            try requireNoHiddenCollections(on: connection)
-            let found = try connection.searchItems([Names.Attribute.service: service])
-            try requireNoHiddenCollections(on: connection, asking: true)
             var newest: [[UInt8]: AttributeItem] = [:]  // by account bytes
-            for path in found.unlocked + found.locked {
-                guard let item = try connection.item(at: path),  // nil: deleted meanwhile
-                      let account = item.attributes[Names.Attribute.account] else { continue }
+            for item in try listing(service, on: connection) {
+                guard let account = item.attributes[Names.Attribute.account] else { continue }
                 let bytes = Array(account.utf8)
                 if let kept = newest[bytes], kept.modified >= item.modified { continue }
                 newest[bytes] = item
@@ -284,6 +275,19 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
                     created: item.created, modified: item.modified)
             }
         }
+    }
+
+    /// The items of `service`, readable and locked, verified to be its
+    /// (see ``VerifiedSearch``). Throws when a locked collection hides its
+    /// items or shows a locked item without its attributes: the listing
+    /// would be incomplete. The operation's deadline grows with the items
+    /// found (one `GetAll` each).
+    private func listing(_ service: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) -> [AttributeItem] {
+        try requireNoHiddenCollections(on: connection)
+        let found = try connection.verifiedSearch([Names.Attribute.service: service], cap: nil)
+        try requireNoHiddenCollections(on: connection, asking: true)
+        if !found.unverifiedLocked.isEmpty { throw SecretServiceFailure.locked(found.unverifiedLocked, "the item is") }
+        return found.unlocked + found.locked
     }
 
     /// Sets the `Label` property of the key's readable items.
@@ -301,13 +305,15 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// ``KeychainError/interactionNotAllowed`` and
     /// ``KeychainError/userCanceled``, what the calling thread's last
     /// operation found locked (the collections or items), or how its prompt
-    /// ended.
+    /// ended; for ``KeychainError/itemNotFound``, the items of other keys a
+    /// loosely matching service answered with, if it did.
     public func failureDetail(for error: KeychainError) -> String? {
         switch error {
         case .serviceUnavailable:
-            "no session bus, or no Secret Service answered on it; for machines without one, "
-                + "open the kernel keyring explicitly (kk_open_kernel_keyring, KEYCHAINKIT_BACKEND=kernel)"
-        case .interactionNotAllowed, .userCanceled:
+            FailureDetail.current ?? (
+                "no session bus, or no Secret Service answered on it; for machines without one, "
+                + "open the kernel keyring explicitly (kk_open_kernel_keyring, KEYCHAINKIT_BACKEND=kernel)")
+        case .interactionNotAllowed, .userCanceled, .itemNotFound:
             FailureDetail.current
         default:
             nil
@@ -344,9 +350,13 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
             throw SecretServiceFailure.locked([try realCollectionPath(on: connection)], "the collection is")
         }
         let item = try reply.readString(as: "o")
-        ownWrites.touched(item, deleted: false)
         let prompt = try reply.readString(as: "o")
-        guard prompt != Names.noObject else { return item }
+        if prompt == Names.noObject { try Names.requireServiceObjects([item]) }
+        guard prompt != Names.noObject else {
+            ownWrites.touched(item, deleted: false)
+            return item
+        }
+        try Names.requireServiceObjects([prompt])
         // KeePassXC: a confirmation, or, when its database is locked, an
         // unlock that creates the item once it is done. The collection's
         // (or its alias's) Locked tells which; the alias is resolved only
@@ -361,6 +371,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         let created = try completed.enter("v", "o") { () throws(SecretServiceFailure) in
             try completed.readString(as: "o")
         }
+        try Names.requireServiceObjects([created])
         ownWrites.touched(created, deleted: false)
         return created
     }
@@ -384,7 +395,9 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
             }
         }
         try connection.session.append(value, to: request)
-        try request.append(true)  // replace an item with these attributes, atomically
+        // Replace an item with these attributes, atomically; not on a
+        // service that matches loosely, which may replace another key's.
+        try request.append(!connection.matchesLoosely)
         do throws(SecretServiceFailure) {
             return try connection.call(request)
         } catch let failure where failure.error == .itemNotFound && path != collectionPath {
@@ -433,9 +446,14 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     private var timeoutMicroseconds: UInt64 { Self.microseconds(timeout) }
 
+    /// `duration` in microseconds, at least 1; a duration too long to
+    /// count so (past 290,000 years) is the longest that can be.
     private static func microseconds(_ duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components
-        let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
+        if overflow { return seconds < 0 ? 1 : UInt64(Int64.max) }
+        let (microseconds, overflowAgain) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000_000)
+        if overflowAgain { return UInt64(Int64.max) }
         return UInt64(max(1, microseconds))
     }
 
@@ -469,7 +487,9 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
                         connection.current = open
                         if let name = open.bus.uniqueName { ownWrites.sending(as: name) }
                     }
+                    open.bus.beginOperation(lasting: timeoutMicroseconds)
                     try open.bus.handlePendingSignals()
+                    defer { if let note = open.takeNote() { FailureDetail.set(note) } }
                     do throws(SecretServiceFailure) {
                         return .success(try body(open))
                     } catch let failure where !failure.unlocking.isEmpty && prompts == .allowed {
@@ -486,7 +506,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
                 return result
             case let .failure(failure):
                 guard failure.retryOnNewConnection, attemptsLeft > 0 else {
-                    FailureDetail.set(failure.detail)
+                    if let detail = failure.detail { FailureDetail.set(detail) }
                     throw failure.error
                 }
             }
@@ -504,7 +524,16 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         connection.refreshCache()
         guard connection.cache.hasEntry(key) else { return nil }
         for path in connection.cache.unresolved {
-            let attributes = try connection.itemAttributes(at: path)  // nil: deleted since
+            let attributes: [String: String]?
+            do throws(SecretServiceFailure) {
+                // nil: deleted since, or no item of the service's at all
+                attributes = Names.isServiceObject(path) ? try connection.itemAttributes(at: path) : nil
+            } catch let failure where !failure.connectionLost {
+                // Unknowable now (a path that names no item, a locked one):
+                // nothing cached is trusted, and the key is searched again.
+                connection.cache.apply(.everything)
+                return nil
+            }
             let owner = attributes?[Names.Attribute.service].flatMap { service in
                 attributes?[Names.Attribute.account].map { KeychainAttributes(account: $0, service: service) }
             }
@@ -548,10 +577,12 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// nothing there.
     private func search(_ key: KeychainAttributes, on connection: SecretServiceConnection) throws(SecretServiceFailure) -> Found {
         try requireNoHiddenCollections(on: connection)
-        let (unlocked, locked) = try connection.searchItems(
-            [Names.Attribute.service: key.service, Names.Attribute.account: key.account])
+        let verified = try connection.verifiedSearch(
+            [Names.Attribute.service: key.service, Names.Attribute.account: key.account], cap: VerifiedSearch.keyedCap)
+        let unlocked = verified.unlocked.map(\.id)
+        let locked = verified.lockedPaths
         try requireNoHiddenCollections(on: connection, asking: unlocked.isEmpty && locked.isEmpty)
-        let found = Found(unlocked: unlocked, locked: locked, chosen: try newest(unlocked, on: connection))
+        let found = Found(unlocked: unlocked, locked: locked, chosen: Self.newest(verified.unlocked)?.id)
         if found.locked.isEmpty && unlocked.count < 2 {
             connection.cache.store(key, chosen: found.chosen, all: unlocked)
         } else {
@@ -629,7 +660,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         return true
     }
 
-    /// The most recently modified of `paths`, so that duplicates another
+    /// The most recently modified of `items`, so that duplicates another
     /// tool left behind are read consistently; `nil` when empty.
     ///
     /// Modification times have one-second resolution. Among items modified
@@ -638,30 +669,12 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// duplicate beside ours came after. Among the rest, the last by path
     /// order (creation order within a gnome-keyring collection; KeePassXC's
     /// paths are random, hence the first rule).
-    func newest(
-        _ paths: [String], on connection: SecretServiceConnection
-    ) throws(SecretServiceFailure) -> String? {
-        guard paths.count > 1 else { return paths.first }
-        var latest: [String] = []
-        var latestModified: UInt64 = 0
-        for path in paths {
-            let reply = try connection.itemProperty(Names.Item.modified, at: path)
-            let modified = try reply.enter("v", "t") { () throws(SecretServiceFailure) in try reply.readUInt64() }
-            if modified > latestModified || latest.isEmpty {
-                latest = [path]
-                latestModified = modified
-            } else if modified == latestModified {
-                latest.append(path)
-            }
-        }
-        if latest.count > 1 {
-            var foreign: [String] = []
-            for path in latest where try connection.itemAttributes(at: path)?[Names.Attribute.schema] != Self.schemaName {
-                foreign.append(path)
-            }
-            if !foreign.isEmpty { latest = foreign }
-        }
-        return latest.max(by: precedesInCreationOrder)
+    static func newest(_ items: [AttributeItem]) -> AttributeItem? {
+        guard items.count > 1, let latestModified = items.map(\.modified).max() else { return items.first }
+        var latest = items.filter { $0.modified == latestModified }
+        let foreign = latest.filter { !$0.attribute(Names.Attribute.schema, is: schemaName) }
+        if !foreign.isEmpty { latest = foreign }
+        return latest.max { precedesInCreationOrder($0.id, $1.id) }
     }
 
     /// The bound on a confirmation prompt: the call timeout when unlock

@@ -15,6 +15,19 @@ enum SecretServiceNames {
     /// The object path meaning "none" (for example, no prompt is needed).
     static let noObject = "/"
 
+    /// Whether `path` names an object of the service: one below
+    /// ``servicePath`` (its collections, items, sessions and prompts).
+    static func isServiceObject(_ path: String) -> Bool {
+        path.utf8.count > servicePath.utf8.count + 1 && path.hasPrefix(servicePath + "/")
+    }
+
+    /// Throws a server fault unless every path names an object of the service.
+    static func requireServiceObjects(_ paths: [String]) throws(SecretServiceFailure) {
+        for path in paths where !isServiceObject(path) {
+            throw SecretServiceFailure.serverFault("answered with the object path '\(path)', which is not below \(servicePath)")
+        }
+    }
+
     enum Service {
         static let interface = "org.freedesktop.Secret.Service"
         static let openSession = "OpenSession"

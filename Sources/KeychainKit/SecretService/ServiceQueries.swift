@@ -47,4 +47,17 @@ extension BusConnection {
         }
         return try reply.enter("v", "a{ss}") { () throws(SecretServiceFailure) in try reply.readDictionary() }
     }
+
+    /// The unique name of the process that owns the bus name `name`;
+    /// `nil` when none does.
+    func owner(of name: String) throws(SecretServiceFailure) -> String? {
+        let bus = Names.Bus.self
+        let request = try methodCall(bus.name, bus.path, bus.interface, bus.getNameOwner)
+        try request.append(name)
+        do throws(SecretServiceFailure) {
+            return try call(request).readString()
+        } catch let failure where failure.remoteName == "org.freedesktop.DBus.Error.NameHasNoOwner" {
+            return nil
+        }
+    }
 }

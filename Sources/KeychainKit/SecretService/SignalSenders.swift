@@ -1,0 +1,45 @@
+import CSDBus
+
+/// Who may send the signals a connection acts on.
+///
+/// Any peer on the session bus can emit a signal with any path, interface
+/// and member, as a broadcast or sent to us alone (`dbus-send --session
+/// --type=signal`); the bus daemon stamps every message with the unique
+/// name of the connection that really sent it. So a signal of the Secret
+/// Service (its `Service` and `Collection` interfaces) is believed only when
+/// it comes from the process that owns `org.freedesktop.secrets` now, and
+/// `NameOwnerChanged` only from the bus daemon itself. Others are dropped
+/// unread: they can neither poison a cache nor wake an observer.
+///
+/// KeychainKit's own `SecretChanged` announcement comes from whichever
+/// process wrote, so it cannot be authenticated by its sender; its readers
+/// treat it as a hint and verify it against the service (see
+/// ``SecretServiceChangeSource``).
+///
+/// Not thread-safe: it belongs to one connection, used by the thread that
+/// drives it.
+final class SignalSenders {
+
+    /// The unique bus name (":1.42") of the Secret Service process, or
+    /// `nil` while it is not known: then no service signal is believed.
+    var serviceOwner: String?
+
+    init(serviceOwner: String? = nil) {
+        self.serviceOwner = serviceOwner
+    }
+
+    /// Whether `signal` was sent by the Secret Service process.
+    func fromService(_ signal: OpaquePointer) -> Bool {
+        guard let owner = serviceOwner, let sender = Self.sender(of: signal) else { return false }
+        return sender == owner
+    }
+
+    /// Whether `signal` was sent by the bus daemon.
+    static func fromBus(_ signal: OpaquePointer) -> Bool {
+        sender(of: signal) == SecretServiceNames.Bus.name
+    }
+
+    static func sender(of message: OpaquePointer) -> String? {
+        sd_bus_message_get_sender(message).map { String(cString: $0) }
+    }
+}

@@ -1,0 +1,77 @@
+/// What a search found, checked item by item against what was asked.
+///
+/// A Secret Service's `SearchItems` is a promise the client cannot take on
+/// trust: KeePassXC 2.7.0 matched every entry for a value beginning or
+/// ending with `|` (keepassxreboot/keepassxc#7776), and any process that
+/// owns `org.freedesktop.secrets` may answer anything. libsecret believes
+/// the answer (`secret-tool lookup service app username 'bob|'` returned
+/// alice's secret there; `secret-tool clear` deleted every item). Here each
+/// item found is read (one `GetAll`) and kept only when its attributes hold
+/// every asked value, byte for byte: a secret is returned, overwritten or
+/// deleted only for an item verified so. The others are ignored, never
+/// deleted, and reported as a server fault in the operation's detail.
+struct VerifiedSearch {
+
+    /// The readable items whose attributes match.
+    var unlocked: [AttributeItem] = []
+
+    /// The matching items in locked collections.
+    var locked: [AttributeItem] = []
+
+    /// Items in locked collections whose attributes the service would not
+    /// show: they may be the key's, so they count as locked, never as absent.
+    var unverifiedLocked: [String] = []
+
+    /// How many items the service returned that do not match.
+    var ignored = 0
+
+    /// The object paths of every locked item that may match.
+    var lockedPaths: [String] { locked.map(\.id) + unverifiedLocked }
+
+    /// The most items one search for a key (or an attribute lookup) may
+    /// return; more is a server fault, reported at once rather than read
+    /// one by one. Listings of a service have no such cap.
+    static let keyedCap = 256
+}
+
+extension SecretServiceConnection {
+
+    /// Searches every collection for items whose attributes include
+    /// `wanted`, and verifies each item found (see ``VerifiedSearch``).
+    ///
+    /// Throws a server fault when the service answers with an object path
+    /// outside `/org/freedesktop/secrets` or, with `cap`, with more items
+    /// than `cap`.
+    func verifiedSearch(_ wanted: [String: String], cap: Int?) throws(SecretServiceFailure) -> VerifiedSearch {
+        let pairs = wanted.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        let (unlocked, locked) = try searchItems(pairs)
+        if let cap, unlocked.count + locked.count > cap {
+            throw SecretServiceFailure.serverFault(
+                "answered one search with \(unlocked.count + locked.count) items, more than the \(cap) a search may return")
+        }
+        try SecretServiceNames.requireServiceObjects(unlocked + locked)
+        if cap == nil {
+            // A listing: each item found costs a call; its time grows with them.
+            bus.extendOperation(by: bus.timeoutMicroseconds / 1000 * UInt64(unlocked.count + locked.count))
+        }
+        var found = VerifiedSearch()
+        for path in unlocked {
+            guard let item = try item(at: path) else { continue }  // deleted meanwhile
+            if item.includes(wanted) { found.unlocked.append(item) } else { found.ignored += 1 }
+        }
+        for path in locked {
+            do throws(SecretServiceFailure) {
+                guard let item = try item(at: path) else { continue }
+                if item.includes(wanted) { found.locked.append(item) } else { found.ignored += 1 }
+            } catch let failure where failure.error == .interactionNotAllowed {
+                found.unverifiedLocked.append(path)
+            }
+        }
+        if found.ignored > 0 {
+            matchesLoosely = true
+            note("the Secret Service answered a search with \(found.ignored) item(s) of other attributes than asked "
+                + "(a server fault: it matches loosely); they were ignored, neither read, changed nor deleted")
+        }
+        return found
+    }
+}
