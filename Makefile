@@ -41,7 +41,7 @@ CLI      := $(BUILD)/bin/keychainkit
 GIT_HELPER := $(BUILD)/bin/git-credential-keychainkit
 PYTHON    = $(shell scripts/python-venv.sh)
 
-.PHONY: all demo deps release lib cli wheel install uninstall test test-swift test-c test-python test-cli test-git test-packaging test-abi test-bench test-readme test-hygiene test-sanitizers check-extended bench clean FORCE
+.PHONY: all demo deps release lib cli wheel install uninstall test test-swift test-c test-python test-cli test-git test-hostile test-packaging test-abi test-bench test-readme test-hygiene test-sanitizers check-extended bench clean FORCE
 
 all: lib cli
 
@@ -146,6 +146,7 @@ test: deps
 	$(MAKE) test-python
 	$(MAKE) test-cli
 	$(MAKE) test-git
+	$(MAKE) test-hostile
 	$(MAKE) test-packaging
 	$(MAKE) test-abi
 	$(MAKE) test-bench
@@ -183,6 +184,14 @@ test-git: $(GIT_HELPER)
 	$(HARNESS) tests/git/run.sh $(CURDIR)/$(GIT_HELPER) $(PYTHON)
 	scripts/with-kwallet.sh tests/git/run.sh $(CURDIR)/$(GIT_HELPER) $(PYTHON)
 	scripts/with-keepassxc.sh tests/git/run.sh $(CURDIR)/$(GIT_HELPER) $(PYTHON)
+
+# Against the hostile fake Secret Service (tests/hostile): the fake itself,
+# checked with libsecret's secret-tool, then every trust-boundary finding
+# through the Python binding, the git helper and the CLI.
+test-hostile: $(LIB) $(CLI) $(GIT_HELPER)
+	$(PYTHON) -m pytest -q -p no:cacheprovider tests/hostile/test_fake_server.py
+	KEYCHAINKIT_TEST_HARNESS=scripts/with-fake-secret-service.sh bindings/python/run-tests.sh \
+	    $(CURDIR)/tests/hostile/test_trust_boundary.py
 
 bench: deps $(LIB) $(GIT_HELPER)
 	bench/run.sh full

@@ -119,7 +119,7 @@ extern "C" {
 
 /** The version of this header. */
 #define KK_VERSION_MAJOR 0
-#define KK_VERSION_MINOR 6
+#define KK_VERSION_MINOR 7
 #define KK_VERSION_PATCH 0
 
 /** The version of this header as one number: MAJOR*10000 + MINOR*100 + PATCH. */
@@ -211,8 +211,26 @@ typedef enum kk_prompt_policy {
     KK_PROMPT_ALLOWED = 2
 } kk_prompt_policy;
 
-/** The version of kk_secret_service_options that this header describes. */
-#define KK_SECRET_SERVICE_OPTIONS_VERSION 1
+/** Whether secrets may cross the session bus unencrypted. Since 0.7. */
+typedef enum kk_transfer_policy {
+    /** Encrypted (dh-ietf1024-sha256-aes128-cbc-pkcs7: a Diffie-Hellman
+     *  exchange, then AES-128-CBC), and plain only where the service offers
+     *  nothing else, as libsecret does: the default. gnome-keyring, KWallet
+     *  and KeePassXC all offer encryption; a plain fallback is never
+     *  silent (kk_transfer_encrypted(), and every failure's
+     *  kk_error_message() says so). */
+    KK_TRANSFER_PREFER_ENCRYPTED = 0,
+    /** Encrypted only: with a service that offers only plain transfer,
+     *  every operation returns KK_EDENIED, and kk_error_message() says why.
+     *  Plain secrets can be read by any process of the user allowed to
+     *  monitor the session bus (its default policy allows it). */
+    KK_TRANSFER_REQUIRE_ENCRYPTED = 1
+} kk_transfer_policy;
+
+/** The version of kk_secret_service_options that this header describes:
+ *  2 since 0.7 (the `transfer` field), 1 in 0.5 and 0.6. The library
+ *  accepts both. */
+#define KK_SECRET_SERVICE_OPTIONS_VERSION 2
 
 /** Options of kk_open_secret_service_with(). Initialize with
  *  KK_SECRET_SERVICE_OPTIONS_INIT or kk_secret_service_options_init(), then
@@ -229,8 +247,10 @@ typedef struct kk_secret_service_options {
      *  NULL means "default". Reads, updates and removals look in every
      *  collection. Copied at open. */
     const char *collection;
-    /** The bound on each request to the service, in milliseconds; 0 means
-     *  the default, 5000. */
+    /** The bound on each operation, in milliseconds: all its requests to
+     *  the service together (since 0.7; each request alone before), waits
+     *  for a person aside; a listing gets 1/1000 of it more per item found.
+     *  0 means the default, 5000. */
     unsigned int timeout_ms;
     /** Whether operations may show the service's unlock prompt. */
     kk_prompt_policy prompts;
@@ -238,17 +258,20 @@ typedef struct kk_secret_service_options {
      *  milliseconds; 0 means the default, 120000. With KK_PROMPT_NEVER, a
      *  confirmation prompt is waited for timeout_ms instead. */
     unsigned int prompt_timeout_ms;
+    /** Whether secrets may cross the bus unencrypted. Since version 2. */
+    kk_transfer_policy transfer;
 } kk_secret_service_options;
 
-/** The defaults: the "default" collection, 5 s per request, the automatic
- *  prompt policy, 2 minutes per prompt. */
+/** The defaults: the "default" collection, 5 s per operation, the
+ *  automatic prompt policy, 2 minutes per prompt, encrypted transfer
+ *  preferred. */
 #define KK_SECRET_SERVICE_OPTIONS_INIT \
-    { KK_SECRET_SERVICE_OPTIONS_VERSION, NULL, 0, KK_PROMPT_AUTOMATIC, 0 }
+    { KK_SECRET_SERVICE_OPTIONS_VERSION, NULL, 0, KK_PROMPT_AUTOMATIC, 0, KK_TRANSFER_PREFER_ENCRYPTED }
 
 /** Fills *options with the defaults of `version` (pass
- *  KK_SECRET_SERVICE_OPTIONS_VERSION). Returns KK_OK, or KK_EINVAL when
- *  options is NULL or the version is unknown to the loaded library.
- *  Thread-safe. Since 0.5. */
+ *  KK_SECRET_SERVICE_OPTIONS_VERSION; a version 1 struct is filled up to
+ *  its own size). Returns KK_OK, or KK_EINVAL when options is NULL or the
+ *  version is unknown to the loaded library. Thread-safe. Since 0.5. */
 KK_API kk_status kk_secret_service_options_init(kk_secret_service_options *options, unsigned int version);
 
 /** Opens a handle on the user's Secret Service with `options` (NULL: the
@@ -258,7 +281,7 @@ KK_API kk_status kk_secret_service_options_init(kk_secret_service_options *optio
  *
  *  Returns KK_OK; KK_EINVAL (out NULL, an unknown options version, a
  *  collection that is empty, not valid UTF-8, neither an alias nor a valid
- *  D-Bus object path, an unknown prompt policy);
+ *  D-Bus object path, an unknown prompt or transfer policy);
  *  KK_ENOMEM. Thread-safe. Since 0.5.
  *
  *      kk_secret_service_options options = KK_SECRET_SERVICE_OPTIONS_INIT;
@@ -266,6 +289,16 @@ KK_API kk_status kk_secret_service_options_init(kk_secret_service_options *optio
  *      options.prompts = KK_PROMPT_NEVER;
  *      kk_status st = kk_open_secret_service_with(&options, &kc); */
 KK_API kk_status kk_open_secret_service_with(const kk_secret_service_options *options, kk_keychain **out);
+
+/** Sets *out_encrypted to 1 when secrets cross the bus encrypted on the
+ *  Secret Service handle `kc`, 0 when the service offers only plain
+ *  transfer and the handle's kk_transfer_policy allowed it. Connects first
+ *  if the handle has not yet (a request to the service; bounded like any
+ *  operation). Returns KK_OK; KK_EINVAL (kc or out_encrypted NULL, kc not a
+ *  Secret Service handle: nothing of the others crosses a bus);
+ *  KK_EUNAVAILABLE; KK_EDENIED (plain only, and encryption required).
+ *  Thread-safe. Since 0.7. */
+KK_API kk_status kk_transfer_encrypted(kk_keychain *kc, int *out_encrypted);
 
 /** Opens a handle on a new, empty, process-local in-memory keychain with
  *  the same semantics as the Secret Service one. Nothing is persisted; each
@@ -355,7 +388,8 @@ KK_API kk_status kk_open_kernel_keyring_in(kk_kernel_keyring which, kk_keychain 
  *  NULL is accepted and ignored. The handle must not be used afterwards,
  *  nor closed while another thread uses it; closing it from inside one of
  *  its own callbacks is allowed (it is released when the outermost call
- *  returns).
+ *  returns), and no callback of the handle starts afterwards, not even
+ *  another observer of the change being delivered.
  *
  *  kk_close() waits until the delivery thread has ended, a callback it is
  *  running included; called from such a callback, it does not wait, and
@@ -613,12 +647,17 @@ KK_API kk_status kk_observe(kk_keychain *kc, const char *service, const char *ac
                             uint64_t *out_token);
 
 /** Removes the observer `token` of `kc`. Returns KK_OK, or KK_EINVAL when kc
- *  is NULL or the token is unknown or already removed. A callback already
- *  running on another thread may still complete. Removing the handle's last
- *  observer ends its delivery thread and, like kk_close(), waits until it
- *  has (a callback it runs included), unless called from such a callback:
- *  do not hold a lock that a callback takes while removing the last
- *  observer. Thread-safe. */
+ *  is NULL or the token is unknown or already removed.
+ *
+ *  Once it returns, no call of that callback begins — not on this thread
+ *  (a callback removing another observer of the change being delivered:
+ *  the other is not called) and not on the delivery thread (whose changes
+ *  still queued are not delivered to it). A call already begun on another
+ *  thread is not waited for: it may still complete, and `destroy` runs
+ *  after it. Removing the handle's last observer ends its delivery thread
+ *  and, like kk_close(), waits until it has (a callback it runs included),
+ *  unless called from such a callback: do not hold a lock that a callback
+ *  takes while removing the last observer. Thread-safe. */
 KK_API kk_status kk_unobserve(kk_keychain *kc, uint64_t token);
 
 #ifdef __cplusplus

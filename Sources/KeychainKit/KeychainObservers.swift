@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// A per-key registry of change handlers.
 ///
 /// Registering, cancelling and notifying are O(handlers of that key),
@@ -12,13 +8,11 @@ import Glibc
 /// started before is still running it.
 ///
 /// Once ``remove(_:)`` or ``removeAll()`` returns, a removed handler never
-/// starts again: each call is started only after checking, under the lock,
-/// that its handler is still registered (a notification in progress does
-/// not call a handler removed by an earlier one). They also wait until
-/// the removed handlers are not running on another thread, so that what a
-/// handler uses may be freed once they return — except when called from
-/// inside a handler of this registry: two handlers on two threads that
-/// removed each other would otherwise wait for each other forever.
+/// begins again: a notification checks, under the lock, that each handler
+/// is still registered just before calling it, so a handler removed by an
+/// earlier one of the same notification, or by another thread while the
+/// notification runs, is not called. A call already begun on another
+/// thread is not waited for (it finishes; the handler is released after).
 final class KeychainObservers: Sendable {
 
     typealias Handler = @Sendable (KeychainChange) -> Void
@@ -28,17 +22,10 @@ final class KeychainObservers: Sendable {
         let handler: Handler
     }
 
-    /// A handler's call in progress, and the thread running it.
-    private struct Running: @unchecked Sendable {
-        let token: UInt64
-        let thread: pthread_t
-    }
-
     private struct State {
         var nextToken: UInt64 = 1
         var byKey: [KeychainAttributes: [Entry]] = [:]
         var keyOfToken: [UInt64: KeychainAttributes] = [:]
-        var running: [Running] = []
     }
 
     private let state = Locked(State())
@@ -63,9 +50,7 @@ final class KeychainObservers: Sendable {
             if state.byKey[key]!.isEmpty { state.byKey[key] = nil }
             return entry
         }
-        guard removed != nil else { return false }
-        waitWhileRunning { $0 == token.rawValue }
-        return true  // the handler is released here, outside the lock
+        return removed != nil  // the handler is released here, outside the lock
     }
 
     /// Removes every handler.
@@ -76,22 +61,6 @@ final class KeychainObservers: Sendable {
             let all = state.byKey
             state.byKey = [:]
             return all
-        }
-        waitWhileRunning { _ in true }
-    }
-
-    /// Waits until no handler whose token satisfies `removed` runs on
-    /// another thread; returns at once on a thread that is running a
-    /// handler of this registry itself.
-    private func waitWhileRunning(_ removed: (UInt64) -> Bool) {
-        while true {
-            let busy = state.withLock { state -> Bool in
-                let me = pthread_self()
-                if state.running.contains(where: { pthread_equal($0.thread, me) != 0 }) { return false }
-                return state.running.contains { removed($0.token) }
-            }
-            if !busy { return }
-            usleep(200)  // a handler is user code: there is no bound to give it
         }
     }
 
@@ -104,20 +73,8 @@ final class KeychainObservers: Sendable {
     func notify(_ change: KeychainChange) {
         let handlers = state.withLock { $0.byKey[change.key] }
         guard let handlers else { return }
-        for entry in handlers {
-            let started = state.withLock { state -> Bool in
-                guard state.keyOfToken[entry.token] != nil else { return false }  // removed meanwhile
-                state.running.append(Running(token: entry.token, thread: pthread_self()))
-                return true
-            }
-            guard started else { continue }
+        for entry in handlers where state.withLock({ $0.keyOfToken[entry.token] != nil }) {
             entry.handler(change)
-            state.withLock { state in
-                let me = pthread_self()
-                if let index = state.running.lastIndex(where: { $0.token == entry.token && pthread_equal($0.thread, me) != 0 }) {
-                    state.running.remove(at: index)
-                }
-            }
         }
     }
 }

@@ -12,9 +12,14 @@ final class KeychainHandle {
     /// The handle's items addressed by attributes (server logins): those of
     /// a Secret Service or in-memory handle; `nil` for a kernel keyring one.
     var attributeItems: (any AttributeItemStore)? {
-        if let secretService = keychain as? Keychain<SecretServiceKeychainInterface> { return secretService.interface }
+        if let secretService { return secretService }
         if let memory = keychain as? Keychain<InMemoryKeychainInterface> { return memory.interface }
         return nil
+    }
+
+    /// The handle's Secret Service backend; `nil` for other backends.
+    var secretService: SecretServiceKeychainInterface? {
+        (keychain as? Keychain<SecretServiceKeychainInterface>)?.interface
     }
 
     /// Hands the handle to C, which owns one reference until `kk_close`.

@@ -30,16 +30,18 @@ struct Invocation {
     var backend: Backend
 
     /// The Secret Service options: `--collection`, `--prompt`, `--timeout`,
-    /// `--prompt-timeout`.
+    /// `--prompt-timeout`, `--require-encryption`.
     var collection = "default"
     var prompts: PromptPolicy = .automatic
-    var timeout: Duration = .seconds(5)
-    var promptTimeout: Duration = .seconds(120)
+    var timeout = SecretServiceKeychainInterface.defaultTimeout
+    var promptTimeout = SecretServiceKeychainInterface.defaultPromptTimeout
+    var transfer: TransferPolicy = .preferEncrypted
 
     static let usage = """
     usage: keychainkit [--backend secret-service|kernel|memory] COMMAND [--service S] ...
            keychainkit [--collection C] [--prompt never|allowed|automatic]
-                       [--timeout MS] [--prompt-timeout MS] COMMAND ...
+                       [--timeout MS] [--prompt-timeout MS] [--require-encryption]
+                       COMMAND ...
 
     commands:
       set [--service S] ACCOUNT     store the secret read from stdin (prompted
@@ -75,7 +77,9 @@ struct Invocation {
     default: only with $DISPLAY or $WAYLAND_DISPLAY set); --timeout bounds
     each operation, all its requests together (default 5000 ms),
     --prompt-timeout the wait for the user (default 120000 ms); both at
-    most 86400000 (one day). Names written to a terminal have their
+    most 86400000 (one day); --require-encryption refuses a service that
+    offers only unencrypted ("plain") transfer of secrets (exit 5) instead
+    of using it. Names written to a terminal have their
     control characters escaped (\\x1b, and \\\\ for a backslash); to a
     pipe or file they are written as stored.
 
@@ -125,6 +129,7 @@ struct Invocation {
             case "--interval": interval = try Self.milliseconds(try value(of: argument), argument)
             case "--timeout": timeout = try Self.milliseconds(try value(of: argument), argument)
             case "--prompt-timeout": promptTimeout = try Self.milliseconds(try value(of: argument), argument)
+            case "--require-encryption": transfer = .requireEncrypted
             case "--collection":
                 collection = try value(of: argument)
                 if let reason = SecretServiceKeychainInterface.invalidCollectionReason(collection) {

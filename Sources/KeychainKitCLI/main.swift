@@ -24,7 +24,7 @@ do {
     case .secretService:
         let backend = SecretServiceKeychainInterface(
             collection: invocation.collection, timeout: invocation.timeout,
-            prompts: invocation.prompts, promptTimeout: invocation.promptTimeout)
+            prompts: invocation.prompts, promptTimeout: invocation.promptTimeout, transfer: invocation.transfer)
         secretService = backend
         keychain = Keychain(interface: backend)
     case .kernel: keychain = Keychain(interface: KernelKeyringInterface())

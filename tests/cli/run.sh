@@ -174,6 +174,10 @@ if grep -q "$marker" "$work/err"; then bad "no secret in error text" "$(cat "$wo
 input=""
 expect "--prompt with an unknown policy: usage" 2 "" "unknown --prompt" -- "$kk" --prompt sometimes ls
 expect "--timeout needs milliseconds: usage" 2 "" "--timeout needs" -- "$kk" --timeout 0 ls
+expect "--timeout too large: usage, no crash" 2 "" "--timeout needs a number of milliseconds from 1 to 86400000" -- "$kk" --timeout 10000000000000000 get x
+expect "--prompt-timeout too large: usage, no crash" 2 "" "--prompt-timeout needs" -- "$kk" --prompt-timeout 99999999999999999999 get x
+expect "--timeout with a sign: usage" 2 "" "--timeout needs" -- "$kk" --timeout +5 get x
+expect "--timeout of one day is taken" 1 "" "no secret" -- "$kk" --timeout 86400000 --prompt-timeout 86400000 get --service "$svc" nobody-here
 expect "--collection with an empty value: usage" 2 "" "--collection: the collection is empty" -- "$kk" --collection "" ls
 expect "--collection with an alias that is no path element: usage" 2 "" "not letters, digits" -- "$kk" --collection my-alias ls
 input=$'in session\n'
@@ -187,6 +191,17 @@ if [ "${KEYCHAINKIT_TEST_SERVER:-gnome-keyring}" = gnome-keyring ]; then
 else
     expect "--collection session: no such collection here" 7 "" "session" -- "$kk" --collection session set --service "$svc" sess
 fi
+
+# Names another program stored, written to a terminal: control characters
+# escaped (no escape sequence reaches it); to a pipe, as stored.
+input=$'x\n'
+expect "set of an account with an escape sequence" 0 "" "" -- "$kk" set --service "$svc.esc" $'evil\e]0;pwned\a\\name'
+input=""
+expect "ls to a pipe writes the name as stored" 0 $'evil\e]0;pwned\a\\name\n' "" -- "$kk" ls --service "$svc.esc"
+on_terminal=$(script -qec "$kk ls --service $svc.esc" /dev/null | tr -d '\r')
+if [ "$on_terminal" = 'evil\x1b]0;pwned\x07\\name' ]; then ok "ls to a terminal escapes control characters"
+else bad "ls to a terminal escapes control characters" "$(printf %q "$on_terminal")"; fi
+"$kk" rm --service "$svc.esc" $'evil\e]0;pwned\a\\name'
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

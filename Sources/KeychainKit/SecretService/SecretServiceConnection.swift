@@ -57,14 +57,16 @@ final class SecretServiceConnection {
     /// Connects to the bus at `busAddress` (the session bus when `nil`) and
     /// opens a transfer session with the Secret Service, which the bus may
     /// start by D-Bus activation, each step bounded by the timeout.
-    static func open(busAddress: String?, timeoutMicroseconds: UInt64) throws(SecretServiceFailure) -> SecretServiceConnection {
+    static func open(
+        busAddress: String?, timeoutMicroseconds: UInt64, transfer: TransferPolicy
+    ) throws(SecretServiceFailure) -> SecretServiceConnection {
         do throws(SecretServiceFailure) {
             let senders = SignalSenders()
             let signals = ChangeSignals.queue(trusting: senders)
             let bus = try BusConnection.open(
                 address: busAddress, timeoutMicroseconds: timeoutMicroseconds,
                 subscribing: SecretServiceNames.changeMatchRules, to: signals)
-            let (session, owner) = try TransferSession.open(on: bus, destination: SecretServiceNames.busName)
+            let (session, owner) = try TransferSession.open(on: bus, destination: SecretServiceNames.busName, policy: transfer)
             // Signals are believed from the process that answered, from now
             // on (none before matters: nothing is cached yet).
             senders.serviceOwner = owner

@@ -70,6 +70,9 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// (and, with ``prompts`` ``PromptPolicy/allowed``, a confirmation).
     public let promptTimeout: Duration
 
+    /// Whether secrets may cross the bus unencrypted.
+    public let transfer: TransferPolicy
+
     /// The open connection, if any, and the lock held for each whole
     /// operation: an sd-bus connection serves one thread at a time.
     private let connection = ConnectionSlot()
@@ -97,19 +100,29 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         }
     }
 
+    /// The default ``timeout``: 5 seconds.
+    public static let defaultTimeout: Duration = .seconds(5)
+
+    /// The default ``promptTimeout``: 2 minutes.
+    public static let defaultPromptTimeout: Duration = .seconds(120)
+
     /// Creates a backend that stores new items in `collection`, talks to the
     /// Secret Service on the bus at `busAddress` (the session bus when `nil`),
-    /// waits at most `timeout` for each call, shows unlock prompts as
-    /// `prompts` says and waits at most `promptTimeout` for the user.
+    /// lets each operation take at most `timeout` in all (its calls
+    /// together; waits for a person aside), shows unlock prompts as
+    /// `prompts` says and waits at most `promptTimeout` for the user, and
+    /// lets secrets cross the bus as `transfer` says.
     public init(
-        collection: String = "default", busAddress: String? = nil, timeout: Duration = .seconds(5),
-        prompts: PromptPolicy = .automatic, promptTimeout: Duration = .seconds(120)
+        collection: String = "default", busAddress: String? = nil, timeout: Duration = defaultTimeout,
+        prompts: PromptPolicy = .automatic, promptTimeout: Duration = defaultPromptTimeout,
+        transfer: TransferPolicy = .preferEncrypted
     ) {
         self.collection = collection
         self.busAddress = busAddress
         self.timeout = timeout
         self.prompts = prompts
         self.promptTimeout = promptTimeout
+        self.transfer = transfer
         // Creates the per-thread detail's key now, not in the middle of a
         // first operation another thread may fork() during: a child would
         // wait forever on that one-time initialization.
@@ -290,6 +303,13 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         return found.unlocked + found.locked
     }
 
+    /// Whether secrets cross the bus encrypted on this backend's connection
+    /// (connecting first if needed): `false` when the service offers only
+    /// the `plain` transfer and ``transfer`` allowed it.
+    public func transferIsEncrypted() throws(KeychainError) -> Bool {
+        try withConnection { connection throws(SecretServiceFailure) in connection.session.isEncrypted }
+    }
+
     /// Sets the `Label` property of the key's readable items.
     public func setLabel(_ label: String, forKey key: KeychainAttributes) throws(KeychainError) {
         try withConnection { connection throws(SecretServiceFailure) in
@@ -300,24 +320,18 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         }
     }
 
-    /// Says, for ``KeychainError/serviceUnavailable``, that no Secret Service
-    /// answered, and names the alternative for machines without one; for
-    /// ``KeychainError/interactionNotAllowed`` and
-    /// ``KeychainError/userCanceled``, what the calling thread's last
-    /// operation found locked (the collections or items), or how its prompt
-    /// ended; for ``KeychainError/itemNotFound``, the items of other keys a
-    /// loosely matching service answered with, if it did.
+    /// What the calling thread's last operation found out beyond its error:
+    /// what it found locked (the collections or items), how its prompt
+    /// ended, which call timed out, the items of other keys a loosely
+    /// matching service answered with, that secrets crossed the bus
+    /// unencrypted. Without such a finding, for
+    /// ``KeychainError/serviceUnavailable``: that no Secret Service
+    /// answered, and the alternative for machines without one.
     public func failureDetail(for error: KeychainError) -> String? {
-        switch error {
-        case .serviceUnavailable:
-            FailureDetail.current ?? (
-                "no session bus, or no Secret Service answered on it; for machines without one, "
-                + "open the kernel keyring explicitly (kk_open_kernel_keyring, KEYCHAINKIT_BACKEND=kernel)")
-        case .interactionNotAllowed, .userCanceled, .itemNotFound:
-            FailureDetail.current
-        default:
-            nil
-        }
+        if let current = FailureDetail.current { return current }
+        guard case .serviceUnavailable = error else { return nil }
+        return "no session bus, or no Secret Service answered on it; for machines without one, "
+            + "open the kernel keyring explicitly (kk_open_kernel_keyring, KEYCHAINKIT_BACKEND=kernel)"
     }
 
     /// Hears the changes other processes and interfaces make (see
@@ -483,13 +497,18 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
                     if let existing = connection.current {
                         open = existing
                     } else {
-                        open = try SecretServiceConnection.open(busAddress: busAddress, timeoutMicroseconds: timeoutMicroseconds)
+                        open = try SecretServiceConnection.open(
+                            busAddress: busAddress, timeoutMicroseconds: timeoutMicroseconds, transfer: transfer)
                         connection.current = open
                         if let name = open.bus.uniqueName { ownWrites.sending(as: name) }
                     }
                     open.bus.beginOperation(lasting: timeoutMicroseconds)
                     try open.bus.handlePendingSignals()
-                    defer { if let note = open.takeNote() { FailureDetail.set(note) } }
+                    defer {
+                        if let note = open.takeNote() ?? (open.session.isEncrypted ? nil : TransferSession.plainNote) {
+                            FailureDetail.set(note)
+                        }
+                    }
                     do throws(SecretServiceFailure) {
                         return .success(try body(open))
                     } catch let failure where !failure.unlocking.isEmpty && prompts == .allowed {

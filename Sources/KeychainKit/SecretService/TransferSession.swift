@@ -35,15 +35,27 @@ final class TransferSession {
         }
     }
 
-    /// Opens a session with the service at `destination`; returns it with
-    /// the unique bus name of the service process that answered.
+    /// Whether secrets in this session are encrypted.
+    var isEncrypted: Bool { key != nil }
+
+    /// What the detail of an operation on a plain session says.
+    static let plainNote = "secrets cross the bus unencrypted: the Secret Service offers only the 'plain' transfer"
+
+    /// Opens a session with the service at `destination`, plain only when
+    /// the service offers nothing else and `policy` allows it; returns it
+    /// with the unique bus name of the service process that answered.
     static func open(
-        on bus: BusConnection, destination: String
+        on bus: BusConnection, destination: String, policy: TransferPolicy
     ) throws(SecretServiceFailure) -> (session: TransferSession, owner: String) {
         do throws(SecretServiceFailure) {
             return try openEncrypted(on: bus, destination: destination)
         } catch {
             guard error.remoteName == SecretServiceNames.Error.notSupported else { throw error }
+            guard policy == .preferEncrypted else {
+                throw SecretServiceFailure(
+                    .missingEntitlement,
+                    detail: "the Secret Service offers only the 'plain' transfer, and this handle requires encryption")
+            }
             return try openPlain(on: bus, destination: destination)
         }
     }

@@ -221,6 +221,40 @@ TEST_ON(KT_KERNEL, the_three_keyrings_are_apart_and_nested_keyrings_are_not_sear
     kk_close(persistent);
 }
 
+TEST_ON(KT_KERNEL, session_keys_are_readable_by_their_session_only)
+{
+    kk_keychain *session = open_in(KK_KERNEL_SESSION);
+    REQUIRE(session != NULL);
+    const char *svc = kt_service();
+    REQUIRE(CHECK_STATUS(kk_set(session, svc, "acct", "s3cret", 6), KK_OK));
+    char description[256];
+    snprintf(description, sizeof description, "keychainkit:%zu:%s:acct", strlen(svc), svc);
+    long serial = search(SPEC_SESSION, description);
+    if (CHECK(serial > 0)) {
+        char described[512] = {0};
+        CHECK(keyctl(KEYCTL_DESCRIBE, serial, (long)described, sizeof described, 0) > 0);
+        /* possessor all; user, group and others nothing */
+        char want[512];
+        snprintf(want, sizeof want, "user;%u;%u;3f000000;%s", (unsigned)geteuid(), (unsigned)getegid(), description);
+        CHECK_STR_EQ(described, want);
+        /* Another session of the same user, with the serial in hand
+         * (`keyctl print <serial>` from another login), reads nothing. */
+        pid_t pid = kt_fork();
+        REQUIRE(CHECK(pid >= 0));
+        if (pid == 0) {
+            KT_CHILD(CHECK(keyctl(KEYCTL_JOIN_SESSION_KEYRING, 0, 0, 0, 0) > 0));
+            char value[16] = {0};
+            long read = keyctl(KEYCTL_READ, serial, (long)value, sizeof value, 0);
+            KT_CHILD(CHECK(read < 0 && errno == EACCES));
+            KT_CHILD(CHECK(strcmp(value, "s3cret") != 0));
+            kt_child_exit();
+        }
+        CHECK_CHILD(pid, "the child in another session");
+    }
+    CHECK_STATUS(kk_remove(session, svc, "acct"), KK_OK);
+    kk_close(session);
+}
+
 TEST_ON(KT_KERNEL, unknown_keyrings_and_null_out_are_rejected)
 {
     kk_keychain *kc = (kk_keychain *)KT_SENTINEL;

@@ -31,6 +31,7 @@ typedef struct recorder {
     int close_in_callback;   /* 1: call kk_close(kc) */
     const char *set_other_account; /* non-NULL: kk_set that key of the same service */
     int set_other_status;
+    uint64_t unobserve_other;  /* non-zero: kk_unobserve that token in the callback */
 } recorder;
 
 static recorder *new_recorder(kk_keychain *kc)
@@ -55,6 +56,7 @@ static void record(kk_event event, const char *service, const char *account, kk_
     r->status = status;
     r->on_calling_thread = pthread_equal(pthread_self(), r->caller);
     if (r->unobserve_in_callback) r->unobserve_status = kk_unobserve(r->kc, r->token);
+    if (r->unobserve_other != 0) r->unobserve_status = kk_unobserve(r->kc, r->unobserve_other);
     if (r->set_other_account != NULL)
         r->set_other_status = kk_set(r->kc, service, r->set_other_account, "o", 1);
     if (r->close_in_callback) {
@@ -242,6 +244,29 @@ TEST(callback_may_get_and_unobserve_itself)
     kk_close(kc);
     CHECK_EQ(r->destroyed, 1);
     free(r);
+}
+
+TEST(a_callback_that_unobserves_another_stops_it_at_once)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    recorder *first = new_recorder(kc), *second = new_recorder(NULL);
+    REQUIRE(first != NULL && second != NULL);
+    first->unobserve_status = 1;
+    REQUIRE(observe(kc, kt_service(), "acct", first) != 0);
+    first->unobserve_other = observe(kc, kt_service(), "acct", second);
+    REQUIRE(first->unobserve_other != 0);
+    CHECK_STATUS(kk_set(kc, kt_service(), "acct", "v", 1), KK_OK);
+    CHECK_EQ(first->calls, 1);
+    CHECK_STATUS(first->unobserve_status, KK_OK);
+    /* Removed by the first during the same notification: never started. */
+    CHECK_EQ(second->calls, 0);
+    CHECK_EQ(second->destroyed, 1);
+    first->unobserve_other = 0;
+    kk_close(kc);
+    CHECK_EQ(first->destroyed, 1);
+    free(first);
+    free(second);
 }
 
 TEST(callback_may_set_another_observed_key)

@@ -254,6 +254,107 @@ TEST_ON(KT_HEARS_OTHERS, close_while_a_delivery_callback_runs_is_clean)
     kk_close(b);
 }
 
+/** A delivery callback that closes its handle, and one after it that would
+ *  use the handle. */
+typedef struct closing {
+    kk_keychain *kc;
+    int closed, used;
+} closing;
+
+static void close_in_callback(kk_event event, const char *service, const char *account, kk_status status,
+                              void *userdata)
+{
+    (void)event, (void)service, (void)account, (void)status;
+    closing *c = userdata;
+    if (c->closed++ == 0) kk_close(c->kc);
+}
+
+static void use_in_callback(kk_event event, const char *service, const char *account, kk_status status,
+                            void *userdata)
+{
+    (void)event, (void)status;
+    closing *c = userdata;
+    c->used++;
+    char *value = NULL;
+    kk_get(c->kc, service, account, &value, NULL); /* freed memory, were it called */
+    kk_secret_free(value);
+}
+
+TEST_ON(KT_HEARS_OTHERS, a_delivery_callback_that_closes_the_handle_stops_the_next)
+{
+    kk_keychain *a = kt_open();
+    REQUIRE(a != NULL);
+    kk_keychain *b = kt_open_other(a);
+    REQUIRE(b != NULL);
+    const char *svc = kt_service();
+    closing c = {.kc = a};
+    uint64_t token = 0;
+    REQUIRE(CHECK_STATUS(kk_observe(a, svc, "k", close_in_callback, &c, NULL, &token), KK_OK));
+    REQUIRE(CHECK_STATUS(kk_observe(a, svc, "k", use_in_callback, &c, NULL, &token), KK_OK));
+    CHECK_STATUS(set_str(b, svc, "k", "1"), KK_OK);
+    for (int waited = 0; waited < ARRIVAL_MS && c.closed == 0; waited += 10) kt_sleep_ms(10);
+    kt_sleep_ms(QUIET_MS);
+    CHECK_EQ(c.closed, 1);
+    CHECK_EQ(c.used, 0); /* never started after kk_close (valgrind and ASan run this too) */
+    CHECK_STATUS(kk_remove(b, svc, "k"), KK_OK);
+    kk_close(b);
+}
+
+/** A delivery callback that runs long, and notes whether it ever began
+ *  after kk_unobserve() returned on another thread. */
+typedef struct long_callback {
+    pthread_mutex_t mutex;
+    int calls, running, unobserved, started_after_unobserve;
+} long_callback;
+
+static void run_long(kk_event event, const char *service, const char *account, kk_status status, void *userdata)
+{
+    (void)event, (void)service, (void)account, (void)status;
+    long_callback *l = userdata;
+    pthread_mutex_lock(&l->mutex);
+    l->calls++;
+    l->running = 1;
+    if (l->unobserved) l->started_after_unobserve++;
+    pthread_mutex_unlock(&l->mutex);
+    kt_sleep_ms(300);
+    pthread_mutex_lock(&l->mutex);
+    l->running = 0;
+    pthread_mutex_unlock(&l->mutex);
+}
+
+TEST_ON(KT_HEARS_OTHERS, after_unobserve_returns_no_queued_change_is_delivered)
+{
+    kk_keychain *a = kt_open();
+    REQUIRE(a != NULL);
+    kk_keychain *b = kt_open_other(a);
+    REQUIRE(b != NULL);
+    const char *svc = kt_service();
+    long_callback l = {.mutex = PTHREAD_MUTEX_INITIALIZER};
+    uint64_t token = 0;
+    REQUIRE(CHECK_STATUS(kk_observe(a, svc, "k", run_long, &l, NULL, &token), KK_OK));
+    CHECK_STATUS(set_str(b, svc, "k", "1"), KK_OK);
+    for (int waited = 0; waited < ARRIVAL_MS; waited += 5) {
+        pthread_mutex_lock(&l.mutex);
+        int running = l.running;
+        pthread_mutex_unlock(&l.mutex);
+        if (running) break;
+        kt_sleep_ms(5);
+    }
+    CHECK_STATUS(set_str(b, svc, "k", "2"), KK_OK); /* queued behind the running callback */
+    kt_sleep_ms(100);
+    CHECK_STATUS(kk_unobserve(a, token), KK_OK); /* does not wait for the running call */
+    pthread_mutex_lock(&l.mutex);
+    l.unobserved = 1;
+    pthread_mutex_unlock(&l.mutex);
+    CHECK_STATUS(set_str(b, svc, "k", "3"), KK_OK);
+    kt_sleep_ms(600 + QUIET_MS);
+    CHECK_EQ(l.calls, 1);
+    CHECK_EQ(l.started_after_unobserve, 0);
+    CHECK_STATUS(kk_remove(b, svc, "k"), KK_OK);
+    kk_close(b);
+    kk_close(a);
+}
+
 TEST_ON(KT_HEARS_OTHERS, own_writes_while_a_callback_runs_long_are_still_own)
 {
     two_handles t;  // a observes "slow" (callbacks sleep) and "own"

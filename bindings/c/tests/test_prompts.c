@@ -52,6 +52,8 @@ TEST(options_are_checked)
     CHECK_EQ(options.prompt_timeout_ms, 0);
     CHECK_EQ(init.version, KK_SECRET_SERVICE_OPTIONS_VERSION);
     CHECK_EQ(init.prompts, KK_PROMPT_AUTOMATIC);
+    CHECK_EQ(options.transfer, KK_TRANSFER_PREFER_ENCRYPTED);
+    CHECK_EQ(init.transfer, KK_TRANSFER_PREFER_ENCRYPTED);
 
     kk_keychain *kc = (kk_keychain *)KT_SENTINEL;
     CHECK_STATUS(kk_open_secret_service_with(&options, NULL), KK_EINVAL);
@@ -61,6 +63,10 @@ TEST(options_are_checked)
     options = init;
     options.prompts = (kk_prompt_policy)7;
     CHECK_STATUS(kk_open_secret_service_with(&options, &kc), KK_EINVAL);
+    options = init;
+    options.transfer = (kk_transfer_policy)7;
+    CHECK_STATUS(kk_open_secret_service_with(&options, &kc), KK_EINVAL);
+    CHECK(strstr(kk_error_message(), "transfer") != NULL);
     options = init;
     options.collection = "";
     CHECK_STATUS(kk_open_secret_service_with(&options, &kc), KK_EINVAL);
@@ -78,6 +84,67 @@ TEST(options_are_checked)
     kc = NULL;
     CHECK_STATUS(kk_open_secret_service_with(NULL, &kc), KK_OK); /* the defaults */
     CHECK(kc != NULL);
+    kk_close(kc);
+}
+
+/** The options of 0.5 and 0.6 (version 1), as a program built against
+ *  their header lays them out: no `transfer` field. */
+typedef struct options_v1 {
+    unsigned int version;
+    const char *collection;
+    unsigned int timeout_ms;
+    kk_prompt_policy prompts;
+    unsigned int prompt_timeout_ms;
+} options_v1;
+
+TEST(version_1_options_are_still_read_and_written_within_their_size)
+{
+    /* A version 1 struct followed by bytes the library must not touch. */
+    struct { options_v1 options; unsigned char guard[32]; } v1;
+    memset(&v1, 0xA5, sizeof v1);
+    CHECK_STATUS(kk_secret_service_options_init((kk_secret_service_options *)&v1.options, 1), KK_OK);
+    CHECK_EQ(v1.options.version, 1);
+    CHECK(v1.options.collection == NULL);
+    CHECK_EQ(v1.options.prompts, KK_PROMPT_AUTOMATIC);
+    int untouched = 1;
+    for (size_t i = 0; i < sizeof v1.guard; i++) untouched &= v1.guard[i] == 0xA5;
+    CHECK(untouched);
+    /* Read as far as version 1 goes: the guard bytes are not a transfer policy. */
+    v1.options.prompts = KK_PROMPT_NEVER;
+    kk_keychain *kc = NULL;
+    CHECK_STATUS(kk_open_secret_service_with((const kk_secret_service_options *)&v1.options, &kc), KK_OK);
+    kk_close(kc);
+}
+
+TEST(transfer_encrypted_is_checked)
+{
+    int encrypted = -1;
+    CHECK_STATUS(kk_transfer_encrypted(NULL, &encrypted), KK_EINVAL);
+    kk_keychain *memory = NULL;
+    REQUIRE(CHECK_STATUS(kk_open_memory(&memory), KK_OK));
+    CHECK_STATUS(kk_transfer_encrypted(memory, &encrypted), KK_EINVAL);
+    CHECK(strstr(kk_error_message(), "not a Secret Service handle") != NULL);
+    CHECK_EQ(encrypted, -1);
+    kk_close(memory);
+    kk_keychain *kc = NULL;
+    REQUIRE(CHECK_STATUS(kk_open_secret_service(&kc), KK_OK));
+    CHECK_STATUS(kk_transfer_encrypted(kc, NULL), KK_EINVAL);
+    kk_close(kc);
+}
+
+TEST_ON(KT_SECRET_SERVICE, every_server_here_transfers_encrypted)
+{
+    kk_secret_service_options options = KK_SECRET_SERVICE_OPTIONS_INIT;
+    options.transfer = KK_TRANSFER_REQUIRE_ENCRYPTED;
+    kk_keychain *kc = NULL;
+    REQUIRE(CHECK_STATUS(kk_open_secret_service_with(&options, &kc), KK_OK));
+    int encrypted = -1;
+    CHECK_STATUS(kk_transfer_encrypted(kc, &encrypted), KK_OK);
+    CHECK_EQ(encrypted, 1);
+    const char *svc = kt_service();
+    CHECK_STATUS(kk_set(kc, svc, "acct", "v", 1), KK_OK);
+    CHECK_VALUE(kc, svc, "acct", "v", 1);
+    CHECK_STATUS(kk_remove(kc, svc, "acct"), KK_OK);
     kk_close(kc);
 }
 

@@ -43,6 +43,7 @@ class SecretServiceOptions(Structure):
         ("timeout_ms", c_uint),
         ("prompts", c_int),
         ("prompt_timeout_ms", c_uint),
+        ("transfer", c_int),
     ]
 
 
@@ -64,8 +65,14 @@ class ServerLoginStruct(Structure):
 SERVER_LOGIN_VERSION = 1
 """``KK_SERVER_LOGIN_VERSION``."""
 
-SECRET_SERVICE_OPTIONS_VERSION = 1
+SECRET_SERVICE_OPTIONS_VERSION = 2
 """``KK_SECRET_SERVICE_OPTIONS_VERSION``."""
+
+TRANSFER_PREFER_ENCRYPTED = 0
+"""``KK_TRANSFER_PREFER_ENCRYPTED``."""
+
+TRANSFER_REQUIRE_ENCRYPTED = 1
+"""``KK_TRANSFER_REQUIRE_ENCRYPTED``."""
 
 PROMPT_POLICIES = {"automatic": 0, "never": 1, "allowed": 2}
 """``kk_prompt_policy``: ``KK_PROMPT_AUTOMATIC``, ``KK_PROMPT_NEVER``, ``KK_PROMPT_ALLOWED``."""
@@ -78,6 +85,7 @@ _PROTOTYPES: Dict[str, Tuple[Any, Sequence[Any]]] = {
     "kk_open_secret_service": (c_int, [POINTER(KeychainPointer)]),
     "kk_secret_service_options_init": (c_int, [POINTER(SecretServiceOptions), c_uint]),
     "kk_open_secret_service_with": (c_int, [POINTER(SecretServiceOptions), POINTER(KeychainPointer)]),
+    "kk_transfer_encrypted": (c_int, [KeychainPointer, POINTER(c_int)]),
     "kk_open_memory": (c_int, [POINTER(KeychainPointer)]),
     "kk_open_memory_shared": (c_int, [KeychainPointer, POINTER(KeychainPointer)]),
     "kk_open_kernel_keyring": (c_int, [POINTER(KeychainPointer)]),
@@ -126,6 +134,7 @@ kk_list_free = library.kk_list_free
 kk_secret_free = library.kk_secret_free
 kk_observe = library.kk_observe
 kk_unobserve = library.kk_unobserve
+kk_transfer_encrypted = library.kk_transfer_encrypted
 kk_server_login_get = library.kk_server_login_get
 kk_server_login_set = library.kk_server_login_set
 kk_server_login_remove = library.kk_server_login_remove

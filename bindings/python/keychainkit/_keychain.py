@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import weakref
 from collections.abc import Mapping, MutableMapping
-from ctypes import byref, c_size_t, c_uint64, c_void_p
+from ctypes import byref, c_int, c_size_t, c_uint64, c_void_p
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Type, Union, cast
 
@@ -104,6 +104,7 @@ class Keychain(MutableMapping[str, str]):
         timeout: Optional[float] = None,
         prompts: str = "automatic",
         prompt_timeout: Optional[float] = None,
+        require_encryption: bool = False,
     ) -> None:
         """Opens the user's Secret Service. Connecting is deferred to the
         first operation, so this succeeds without a session bus; operations
@@ -112,8 +113,8 @@ class Keychain(MutableMapping[str, str]):
         ``collection``: where new items go — an alias (``"default"``, the
         default, or ``"session"``, which the service does not persist) or a
         collection's D-Bus object path; reads look in every collection.
-        ``timeout``: the bound on each request to the service, in seconds
-        (default 5). ``prompts``: whether operations may show the service's
+        ``timeout``: the bound on each operation (all its requests to the
+        service together), in seconds (default 5). ``prompts``: whether operations may show the service's
         unlock prompt — ``"never"`` (a locked collection raises
         :class:`InteractionNotAllowed` at once), ``"allowed"`` (show it and
         wait for the user up to ``prompt_timeout`` seconds, default 120;
@@ -121,14 +122,21 @@ class Keychain(MutableMapping[str, str]):
         :class:`InteractionNotAllowed`), or ``"automatic"`` (the default:
         allowed when ``DISPLAY`` or ``WAYLAND_DISPLAY`` is set). KeePassXC's
         confirmation prompts (every create and delete) are completed under
-        any policy. Raises :class:`InvalidArgument` for a bad option.
+        any policy. ``require_encryption``: refuse a service that offers only
+        unencrypted ("plain") transfer of secrets — every operation then
+        raises :class:`AccessDenied` — instead of using it (the default, as
+        libsecret does; :attr:`transfer_encrypted` tells). Raises
+        :class:`InvalidArgument` for a bad option.
         """
+        if not isinstance(require_encryption, bool):
+            raise InvalidArgument(f"require_encryption must be a bool, not {type(require_encryption).__name__}")
         options = _ffi.SecretServiceOptions(
             version=_ffi.SECRET_SERVICE_OPTIONS_VERSION,
             collection=None if collection is None else encode_name(collection, "collection"),
             timeout_ms=_milliseconds(timeout, "timeout"),
             prompts=_prompt_policy(prompts),
             prompt_timeout_ms=_milliseconds(prompt_timeout, "prompt_timeout"),
+            transfer=_ffi.TRANSFER_REQUIRE_ENCRYPTED if require_encryption else _ffi.TRANSFER_PREFER_ENCRYPTED,
         )
         self._open(lambda out: _ffi.kk_open_secret_service_with(byref(options), out), "secret-service", service)
 
@@ -253,6 +261,20 @@ class Keychain(MutableMapping[str, str]):
         """The passwords of server logins (:class:`ServerLogin`) in this
         keychain: see :class:`ServerLogins`."""
         return ServerLogins(self._handle)
+
+    @property
+    def transfer_encrypted(self) -> bool:
+        """Whether secrets cross the session bus encrypted (a Secret Service
+        keychain; connects first if needed): ``False`` when the service
+        offers only plain transfer and ``require_encryption`` was not set.
+        Raises :class:`InvalidArgument` for other backends (nothing of
+        theirs crosses a bus), and what connecting raises."""
+        encrypted = c_int()
+        with self._handle as pointer:
+            status = _ffi.kk_transfer_encrypted(pointer, byref(encrypted))
+        if status != Status.OK:
+            raise _ffi.failure(status, "asking how secrets cross the bus")
+        return bool(encrypted.value)
 
     @property
     def backend(self) -> str:

@@ -23,6 +23,8 @@ from keychainkit import InteractionNotAllowed, InvalidArgument, Keychain, Keycha
         {"collection": ""},
         {"collection": "a\0b"},
         {"collection": 7},
+        {"require_encryption": 1},
+        {"require_encryption": "yes"},
     ],
 )
 def test_bad_options_raise_invalid_argument(options: dict) -> None:
@@ -33,6 +35,24 @@ def test_bad_options_raise_invalid_argument(options: dict) -> None:
 def test_good_options_open_a_keychain() -> None:
     with Keychain(service="kk-py-options", collection="default", timeout=2.5, prompts="never", prompt_timeout=30) as kc:
         assert kc.backend == "secret-service"
+
+
+def test_secrets_cross_the_bus_encrypted(secret_service: None, service: str) -> None:
+    # Every server we test offers encryption; the fake server's plain-only
+    # mode is tested in tests/hostile.
+    with Keychain(service=service, require_encryption=True) as strict, Keychain(service=service) as default:
+        assert strict.transfer_encrypted is True
+        assert default.transfer_encrypted is True
+        strict["token"] = "v"
+        assert default["token"] == "v"
+        del strict["token"]
+
+
+@pytest.mark.parametrize("opener", [Keychain.in_memory, Keychain.kernel_keyring])
+def test_transfer_encrypted_is_a_secret_service_question(opener) -> None:
+    with opener(service="kk-py-options") as kc:
+        with pytest.raises(InvalidArgument, match="not a Secret Service handle"):
+            kc.transfer_encrypted
 
 
 def test_never_policy_refuses_a_locked_collection_at_once(secret_service: None, service: str) -> None:
