@@ -56,7 +56,6 @@ IS_LOCKED = 'org.freedesktop.Secret.Error.IsLocked'
 NO_SESSION = 'org.freedesktop.Secret.Error.NoSession'
 UNKNOWN_OBJECT = 'org.freedesktop.DBus.Error.UnknownObject'
 UNKNOWN_METHOD = 'org.freedesktop.DBus.Error.UnknownMethod'
-UNKNOWN_INTERFACE = 'org.freedesktop.DBus.Error.UnknownInterface'
 UNKNOWN_PROPERTY = 'org.freedesktop.DBus.Error.UnknownProperty'
 READ_ONLY = 'org.freedesktop.DBus.Error.PropertyReadOnly'
 INVALID_ARGS = 'org.freedesktop.DBus.Error.InvalidArgs'
@@ -823,7 +822,8 @@ class FakeSecretService:
         if interface == '':
             return [i for i in KINDS[target.kind] if i in PROPERTIES]
         if interface not in KINDS[target.kind]:
-            raise DBusError(UNKNOWN_INTERFACE, f'{target.path} has no interface {interface}')
+            # As GDBus servers (gnome-keyring) answer: InvalidArgs, not UnknownInterface.
+            raise DBusError(INVALID_ARGS, f"No such interface '{interface}' on object at path {target.path}")
         return [interface] if interface in PROPERTIES else []
 
     def find_property(self, target: Target, interface: str, name: str) -> tuple:

@@ -308,3 +308,29 @@ def test_git_input_with_crlf_and_oversized_input(fake: Fake) -> None:
     assert got.stdout == b"username=alice\npassword=pw\n"
     huge = git("get", "protocol=https\nhost=a.example\npath=" + "x" * (5 << 20) + "\n")
     assert huge.returncode == 2 and b"longer than 4 MiB" in huge.stderr
+
+
+# -- 10. a service that dies is named as such ----------------------------------
+
+def test_a_service_that_dies_during_a_call_is_reported_as_gone(fake: Fake) -> None:
+    # A fake of its own (a private bus), stuck in SearchItems, then killed.
+    script = f"""
+        start=$(date +%s%N)
+        "{CLI}" --timeout 5000 get --service app x 2>"$work/err" & client=$!
+        sleep 0.5
+        pid=$(gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \\
+              --method org.freedesktop.DBus.GetConnectionUnixProcessID org.freedesktop.secrets |
+              sed -n 's/.*uint32 \\([0-9]*\\).*/\\1/p')
+        kill -9 "$pid"
+        wait $client; status=$?
+        echo "status=$status ms=$((($(date +%s%N) - start) / 1000000))"
+        cat "$work/err"
+    """
+    work = os.environ.get("TMPDIR", "/tmp")
+    result = subprocess.run([str(ROOT / "scripts" / "with-fake-secret-service.sh"), "--mode", "no-reply=SearchItems",
+                             "sh", "-c", script], capture_output=True, text=True, timeout=60,
+                            env=dict(os.environ, work=work))
+    first, *rest = result.stdout.splitlines()
+    assert first.startswith("status=4 "), result.stdout + result.stderr
+    assert int(first.split("ms=")[1]) < 4000  # not the 5 s timeout: the bus said it left
+    assert "left the bus without answering" in "\n".join(rest), result.stdout

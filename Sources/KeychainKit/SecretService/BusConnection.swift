@@ -177,8 +177,10 @@ final class BusConnection {
         }
         let reply = awaited.reply!
         if let error = sd_bus_message_get_error(reply.raw) {
-            if sd_bus_error_has_name(error, "org.freedesktop.DBus.Error.NoReply") > 0 {
-                // sd-bus's own timer: the call's time is up.
+            if sd_bus_error_has_name(error, "org.freedesktop.DBus.Error.NoReply") > 0,
+               error.pointee.message.map({ String(cString: $0) }) == "Method call timed out" {
+                // sd-bus's own timer: the call's time is up. (The bus
+                // daemon's NoReply, the callee left the bus, is classified.)
                 throw timedOut(message, operation: limit < timeoutMicroseconds)
             }
             throw SecretServiceFailure(result: -sd_bus_error_get_errno(error), busError: error.pointee)

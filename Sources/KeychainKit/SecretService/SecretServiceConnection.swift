@@ -60,12 +60,20 @@ final class SecretServiceConnection {
     static func open(
         busAddress: String?, timeoutMicroseconds: UInt64, transfer: TransferPolicy
     ) throws(SecretServiceFailure) -> SecretServiceConnection {
+        let senders = SignalSenders()
+        let signals = ChangeSignals.queue(trusting: senders)
+        let bus: BusConnection
         do throws(SecretServiceFailure) {
-            let senders = SignalSenders()
-            let signals = ChangeSignals.queue(trusting: senders)
-            let bus = try BusConnection.open(
+            bus = try BusConnection.open(
                 address: busAddress, timeoutMicroseconds: timeoutMicroseconds,
                 subscribing: SecretServiceNames.changeMatchRules, to: signals)
+        } catch let failure {
+            let which = busAddress == nil ? "no session bus" : "no bus at the address given"
+            throw SecretServiceFailure(
+                .serviceUnavailable, connectionLost: true,
+                detail: "\(failure.detail ?? which), so no Secret Service; \(Self.withoutService)")
+        }
+        do throws(SecretServiceFailure) {
             let (session, owner) = try TransferSession.open(on: bus, destination: SecretServiceNames.busName, policy: transfer)
             // Signals are believed from the process that answered, from now
             // on (none before matters: nothing is cached yet).
@@ -75,9 +83,18 @@ final class SecretServiceConnection {
             // Whatever stops us reaching the service is "unavailable",
             // unless the service refused us.
             if case .missingEntitlement = failure.error { throw failure }
-            throw SecretServiceFailure(.serviceUnavailable, connectionLost: true)
+            let nobody = ["org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner"]
+            let detail = failure.remoteName.map(nobody.contains) == true
+                ? "the session bus is there, but no Secret Service: nothing owns \(SecretServiceNames.busName), "
+                    + "and the bus could not start one; \(Self.withoutService)"
+                : failure.detail ?? "the Secret Service could not be reached; \(Self.withoutService)"
+            throw SecretServiceFailure(.serviceUnavailable, connectionLost: true, detail: detail)
         }
     }
+
+    /// What a machine without a Secret Service can use instead.
+    static let withoutService =
+        "for machines without one, open the kernel keyring explicitly (kk_open_kernel_keyring, KEYCHAINKIT_BACKEND=kernel)"
 
     /// A new call to `member` of `interface` at `path` of the service, which
     /// must not start another service process.

@@ -115,8 +115,14 @@ struct SecretServiceFailure: Error {
             // The service process we talked to is gone; a new connection
             // finds its successor, or reports it unavailable at once.
             return SecretServiceFailure(.serviceUnavailable, connectionLost: true, retryOnNewConnection: true)
-        case "org.freedesktop.DBus.Error.NoReply",
-             "org.freedesktop.DBus.Error.NoServer",
+        case "org.freedesktop.DBus.Error.NoReply":
+            // The bus daemon's answer when the service process leaves the
+            // bus before answering (measured: KeePassXC 2.7.4 crashing
+            // under concurrent writes with its automatic saving on).
+            return SecretServiceFailure(
+                .serviceUnavailable, connectionLost: true,
+                detail: "the Secret Service left the bus without answering: it exited or crashed")
+        case "org.freedesktop.DBus.Error.NoServer",
              "org.freedesktop.DBus.Error.Timeout",
              "org.freedesktop.DBus.Error.TimedOut":
             return SecretServiceFailure(.serviceUnavailable, connectionLost: true)

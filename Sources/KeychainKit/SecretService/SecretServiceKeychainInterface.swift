@@ -330,8 +330,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     public func failureDetail(for error: KeychainError) -> String? {
         if let current = FailureDetail.current { return current }
         guard case .serviceUnavailable = error else { return nil }
-        return "no session bus, or no Secret Service answered on it; for machines without one, "
-            + "open the kernel keyring explicitly (kk_open_kernel_keyring, KEYCHAINKIT_BACKEND=kernel)"
+        return "no session bus, or no Secret Service answered on it; \(SecretServiceConnection.withoutService)"
     }
 
     /// Hears the changes other processes and interfaces make (see
