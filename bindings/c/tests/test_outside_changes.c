@@ -134,17 +134,25 @@ static int make_two_items(const char *svc, const char *account)
            CHECK(kt_ss_create_item(svc, account, "duplicate", "two") == 0);
 }
 
+/** Opens a handle in *a and another on the same items in *b; 0 after a
+ *  failed check. */
+static int open_pair(kk_keychain **a, kk_keychain **b)
+{
+    *a = kt_open();
+    if (*a == NULL) return 0;
+    *b = kt_open_other(*a);
+    if (*b == NULL) {
+        kk_close(*a);
+        return 0;
+    }
+    return 1;
+}
+
 /** Opens both handles and registers the observer; 0 after a failed check. */
 static int two_handles_open(two_handles *t, const char *account)
 {
     t->svc = kt_service();
-    t->a = kt_open();
-    if (t->a == NULL) return 0;
-    t->b = kt_open_other(t->a);
-    if (t->b == NULL) {
-        kk_close(t->a);
-        return 0;
-    }
+    if (!open_pair(&t->a, &t->b)) return 0;
     log_init(&t->log, t->svc, account);
     t->token = observe(t->a, &t->log);
     return 1;
@@ -282,10 +290,8 @@ static void use_in_callback(kk_event event, const char *service, const char *acc
 
 TEST_ON(KT_HEARS_OTHERS, a_delivery_callback_that_closes_the_handle_stops_the_next)
 {
-    kk_keychain *a = kt_open();
-    REQUIRE(a != NULL);
-    kk_keychain *b = kt_open_other(a);
-    REQUIRE(b != NULL);
+    kk_keychain *a, *b;
+    REQUIRE(open_pair(&a, &b));
     const char *svc = kt_service();
     closing c = {.kc = a};
     uint64_t token = 0;
@@ -324,10 +330,8 @@ static void run_long(kk_event event, const char *service, const char *account, k
 
 TEST_ON(KT_HEARS_OTHERS, after_unobserve_returns_no_queued_change_is_delivered)
 {
-    kk_keychain *a = kt_open();
-    REQUIRE(a != NULL);
-    kk_keychain *b = kt_open_other(a);
-    REQUIRE(b != NULL);
+    kk_keychain *a, *b;
+    REQUIRE(open_pair(&a, &b));
     const char *svc = kt_service();
     long_callback l = {.mutex = PTHREAD_MUTEX_INITIALIZER};
     uint64_t token = 0;

@@ -2,7 +2,9 @@
  * test_threads.c — one handle used by 8 threads at once: mixed kk_set,
  * kk_get, kk_remove, kk_observe and kk_unobserve on a few shared keys.
  * No crash or deadlock, only the expected statuses, and every value read
- * is one some thread wrote for that key.
+ * is one some thread wrote for that key. Then the trust-boundary issue's
+ * load: 8 threads × 30 rounds of set, get, set of a shared key and a remove
+ * every 10 rounds, ten runs in a row on KeePassXC.
  */
 #include "kt_keychain.h"
 
@@ -162,4 +164,67 @@ TEST_ON(KT_MEMORY, threads_share_one_handle_memory)
 TEST_ON(KT_SECRET_SERVICE, threads_share_one_handle_secret_service)
 {
     hammer(50);
+}
+
+/* ---- 8 threads × 30 rounds, ten runs in a row -------------------------------- */
+
+typedef struct rounds {
+    kk_keychain *kc;
+    const char *service;
+    int index;
+    int failures;
+    kk_status first_failure;
+    char first_message[160];
+} rounds;
+
+static void *run_rounds(void *arg)
+{
+    rounds *r = arg;
+    char account[16], value[32];
+    snprintf(account, sizeof account, "t%d", r->index);
+    for (int round = 0; round < 30; round++) {
+        snprintf(value, sizeof value, "v%d-%d", r->index, round);
+        char *read = NULL;
+        kk_status got, statuses[4];
+        statuses[0] = kk_set(r->kc, r->service, account, value, strlen(value));
+        got = kk_get(r->kc, r->service, account, &read, NULL);
+        statuses[1] = got == KK_OK && (read == NULL || strcmp(read, value) != 0) ? KK_EUNKNOWN : got;
+        kk_secret_free(read);
+        statuses[2] = kk_set(r->kc, r->service, "shared", value, strlen(value));
+        statuses[3] = round % 10 == 9 ? kk_remove(r->kc, r->service, account) : KK_OK;
+        for (int i = 0; i < 4; i++) {
+            if (statuses[i] != KK_OK && r->failures++ == 0) {
+                r->first_failure = statuses[i];
+                snprintf(r->first_message, sizeof r->first_message, "%s", kk_error_message());
+            }
+        }
+    }
+    return NULL;
+}
+
+TEST_ON(KT_SECRET_SERVICE, eight_threads_of_mixed_rounds_ten_runs_in_a_row)
+{
+    /* Ten runs on KeePassXC (the server the issue found failing), one
+     * elsewhere. */
+    int runs = strcmp(kt_server(), "keepassxc") == 0 ? 10 : 1;
+    for (int run = 0; run < runs; run++) {
+        kk_keychain *kc = kt_open();
+        REQUIRE(kc != NULL);
+        const char *service = kt_service();
+        rounds workers[THREADS];
+        pthread_t threads[THREADS];
+        int started = 0;
+        for (int i = 0; i < THREADS; i++) {
+            workers[i] = (rounds){.kc = kc, .service = service, .index = i};
+            if (CHECK(pthread_create(&threads[i], NULL, run_rounds, &workers[i]) == 0)) started++;
+        }
+        for (int i = 0; i < started; i++) pthread_join(threads[i], NULL);
+        for (int i = 0; i < started; i++) {
+            if (!CHECK_EQ(workers[i].failures, 0))
+                kt_check(0, __FILE__, __LINE__, "run %d, thread %d: first failure %s: %s", run, i,
+                         kt_status_name(workers[i].first_failure), workers[i].first_message);
+        }
+        CHECK_STATUS(kk_remove(kc, service, "shared"), KK_OK);
+        kk_close(kc);
+    }
 }

@@ -14,10 +14,10 @@ extension BusConnection {
     func call(
         _ message: BusMessage, thenAwait rule: String, atMost limit: UInt64
     ) throws(SecretServiceFailure) -> BusMessage? {
-        let awaited = AwaitedSignal()
+        let awaited = AwaitedMessage()
         var slot: OpaquePointer?
         let installed = rule.withCString {
-            sd_bus_add_match_async(raw, &slot, $0, receiveAwaitedSignal, nil, Unmanaged.passUnretained(awaited).toOpaque())
+            sd_bus_add_match_async(raw, &slot, $0, keepFirstMessage, nil, Unmanaged.passUnretained(awaited).toOpaque())
         }
         if installed < 0 { throw SecretServiceFailure(errno: -installed, operation: "subscribing to a signal") }
         defer { sd_bus_slot_unref(slot) }
@@ -36,19 +36,4 @@ extension BusConnection {
         }
         return awaited.message
     }
-}
-
-/// The first signal that matched an awaited rule.
-private final class AwaitedSignal {
-    var message: BusMessage?
-}
-
-/// Keeps the first signal matching the awaited rule (an sd-bus match callback).
-private func receiveAwaitedSignal(
-    _ message: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ error: UnsafeMutablePointer<sd_bus_error>?
-) -> Int32 {
-    guard let message, let userdata else { return 0 }
-    let awaited = Unmanaged<AwaitedSignal>.fromOpaque(userdata).takeUnretainedValue()
-    if awaited.message == nil { awaited.message = BusMessage(owning: sd_bus_message_ref(message)) }
-    return 0
 }

@@ -83,7 +83,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     private final class ConnectionSlot: @unchecked Sendable {
         let lock = Lock()
-        var current: SecretServiceConnection?
+        var current: KeyedConnection?
 
         deinit {
             dropInherited()
@@ -93,8 +93,8 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         /// parent thread may have been using it at fork(), so it is never
         /// touched nor released, only its socket closed.
         func dropInherited() {
-            guard let inherited = current, !inherited.bus.belongsToThisProcess else { return }
-            inherited.bus.abandon()
+            guard let inherited = current, !inherited.client.bus.belongsToThisProcess else { return }
+            inherited.client.bus.abandon()
             _ = Unmanaged.passRetained(inherited)
             current = nil
         }
@@ -150,10 +150,6 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
             ? "the collection '\(collection)' is not a D-Bus object path" : nil
     }
 
-    private var collectionPath: String {
-        collection.hasPrefix("/") ? collection : Names.aliasPath(collection)
-    }
-
     public func readItem(_ key: KeychainAttributes) throws(KeychainError) -> [UInt8]? {
         try withConnection { connection throws(SecretServiceFailure) in
             switch try entry(for: key, on: connection) {
@@ -161,11 +157,11 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
                 if try confirmedEntry(for: key, on: connection) == .absent { return nil }
             case let .item(path):
                 do throws(SecretServiceFailure) {
-                    var value = try secret(at: path, on: connection)
+                    var value = try connection.client.secret(at: path)
                     // Every change announced before this read began arrived
                     // before that reply: P is still the key's item unless
                     // one of them says otherwise.
-                    try connection.bus.handlePendingSignals()
+                    try connection.client.bus.handlePendingSignals()
                     if try entry(for: key, on: connection) == .item(path: path) { return value }
                     value.wipe()
                 } catch let failure where failure.error == .itemNotFound {
@@ -180,7 +176,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
                 return nil
             }
             do throws(SecretServiceFailure) {
-                return try secret(at: path, on: connection)
+                return try connection.client.secret(at: path)
             } catch let failure where failure.error == .itemNotFound {
                 return nil  // deleted between the search and the read
             }
@@ -295,9 +291,9 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// items or shows a locked item without its attributes: the listing
     /// would be incomplete. The operation's deadline grows with the items
     /// found (one `GetAll` each).
-    private func listing(_ service: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) -> [AttributeItem] {
+    private func listing(_ service: String, on connection: KeyedConnection) throws(SecretServiceFailure) -> [AttributeItem] {
         try requireNoHiddenCollections(on: connection)
-        let found = try connection.verifiedSearch([Names.Attribute.service: service], cap: nil)
+        let found = try connection.client.verifiedSearch([Names.Attribute.service: service], cap: nil)
         try requireNoHiddenCollections(on: connection, asking: true)
         if !found.unverifiedLocked.isEmpty { throw SecretServiceFailure.locked(found.unverifiedLocked, "the item is") }
         return found.unlocked + found.locked
@@ -307,7 +303,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// (connecting first if needed): `false` when the service offers only
     /// the `plain` transfer and ``transfer`` allowed it.
     public func transferIsEncrypted() throws(KeychainError) -> Bool {
-        try withConnection { connection throws(SecretServiceFailure) in connection.session.isEncrypted }
+        try withConnection { connection throws(SecretServiceFailure) in connection.client.transfersEncrypted }
     }
 
     /// Sets the `Label` property of the key's readable items.
@@ -316,7 +312,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
             let found = try search(key, on: connection)
             try found.requireNothingLocked()
             guard !found.unlocked.isEmpty else { throw SecretServiceFailure(.itemNotFound) }
-            for path in found.unlocked { try connection.setLabel(label, ofItemAt: path) }
+            for path in found.unlocked { try connection.client.setLabel(label, ofItemAt: path) }
         }
     }
 
@@ -330,7 +326,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     public func failureDetail(for error: KeychainError) -> String? {
         if let current = FailureDetail.current { return current }
         guard case .serviceUnavailable = error else { return nil }
-        return "no session bus, or no Secret Service answered on it; \(SecretServiceConnection.withoutService)"
+        return "no session bus, or no Secret Service answered on it; \(SecretServiceClient.withoutService)"
     }
 
     /// Hears the changes other processes and interfaces make (see
@@ -339,120 +335,43 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         SecretServiceChangeSource(busAddress: busAddress, timeoutMicroseconds: timeoutMicroseconds, ownWrites: ownWrites)
     }
 
-    /// Creates an item of `attributes` and `label` holding `value` in
-    /// ``collection``, with `replace` set: the service replaces, atomically,
-    /// an item whose attributes include these. Completes a confirmation
-    /// prompt (KeePassXC); a locked collection (gnome-keyring's `IsLocked`,
-    /// KeePassXC's unlock-and-create prompt) is a failure naming it.
-    /// Returns the created item's object path.
-    @discardableResult
-    func create(
-        _ attributes: some Sequence<(key: String, value: String)>, label: String, value: [UInt8], on connection: SecretServiceConnection
-    ) throws(SecretServiceFailure) -> String {
-        var path = collectionPath
-        let reply: BusMessage
-        do throws(SecretServiceFailure) {
-            reply = try createItem(attributes, label: label, value: value, in: path, on: connection)
-        } catch let failure where failure.error == .itemNotFound {
-            // No collection object answered at that path: resolve the
-            // alias ourselves and try its collection once; never report
-            // a missing collection as a missing item.
-            path = try resolvedCollectionPath(on: connection)
-            reply = try createItem(attributes, label: label, value: value, in: path, on: connection)
-        } catch let failure where failure.error == .interactionNotAllowed && failure.unlocking.isEmpty {
-            throw SecretServiceFailure.locked([try realCollectionPath(on: connection)], "the collection is")
-        }
-        let item = try reply.readString(as: "o")
-        let prompt = try reply.readString(as: "o")
-        if prompt == Names.noObject { try Names.requireServiceObjects([item]) }
-        guard prompt != Names.noObject else {
-            ownWrites.touched(item, deleted: false)
-            return item
-        }
-        try Names.requireServiceObjects([prompt])
-        // KeePassXC: a confirmation, or, when its database is locked, an
-        // unlock that creates the item once it is done. The collection's
-        // (or its alias's) Locked tells which; the alias is resolved only
-        // to name what must be unlocked.
-        if try connection.isLocked(path) {
-            connection.dismiss(prompt)  // never shown
-            throw SecretServiceFailure.locked([try realCollectionPath(on: connection)], "the collection is")
-        }
-        // Completed, the prompt names the item created once confirmed,
-        // which the reply could not name.
-        guard let completed = try connection.confirm(prompt, atMost: confirmationLimit) else { return item }
-        let created = try completed.enter("v", "o") { () throws(SecretServiceFailure) in
-            try completed.readString(as: "o")
-        }
-        try Names.requireServiceObjects([created])
-        ownWrites.touched(created, deleted: false)
-        return created
-    }
-
-    /// Calls `CreateItem` on the collection at `path` (see ``create(_:label:value:on:)``).
-    private func createItem(
-        _ attributes: some Sequence<(key: String, value: String)>, label: String, value: [UInt8], in path: String,
-        on connection: SecretServiceConnection
-    ) throws(SecretServiceFailure) -> BusMessage {
-        let request = try connection.methodCall(path, Names.Collection.interface, Names.Collection.createItem)
-        try request.container("a", "{sv}") { () throws(SecretServiceFailure) in
-            try request.container("e", "sv") { () throws(SecretServiceFailure) in
-                try request.append(Names.Item.labelProperty)
-                try request.container("v", "s") { () throws(SecretServiceFailure) in try request.append(label) }
-            }
-            try request.container("e", "sv") { () throws(SecretServiceFailure) in
-                try request.append(Names.Item.attributesProperty)
-                try request.container("v", "a{ss}") { () throws(SecretServiceFailure) in
-                    try request.append(dictionary: attributes)
-                }
-            }
-        }
-        try connection.session.append(value, to: request)
-        // Replace an item with these attributes, atomically; not on a
-        // service that matches loosely, which may replace another key's.
-        try request.append(!connection.matchesLoosely)
-        do throws(SecretServiceFailure) {
-            return try connection.call(request)
-        } catch let failure where failure.error == .itemNotFound && path != collectionPath {
-            throw Self.noCollection("no collection at \(path)")
-        }
-    }
-
     /// Throws when a locked collection hides its items from searches
     /// (KeePassXC, for a locked database), naming them: a search proves
     /// nothing about what they hold. Before a search, from what is known
     /// until a collection changes
-    /// (``SecretServiceConnection/knownHiddenCollections()``): KeePassXC
+    /// (``SecretServiceClient/knownHiddenCollections()``): KeePassXC
     /// (with its default UnlockBeforeSearch) answers a search of a locked
     /// database only once its unlock dialog is answered. After a search
     /// that found nothing, `asking` the service afresh: KeePassXC announces
     /// a lock after it has already stopped showing the items (measured: a
     /// read right after a lock found nothing before the signal came).
     func requireNoHiddenCollections(
-        on connection: SecretServiceConnection, asking: Bool = false
+        on connection: KeyedConnection, asking: Bool = false
     ) throws(SecretServiceFailure) {
         let hidden = asking ? try connection.freshHiddenCollections() : try connection.knownHiddenCollections()
         if !hidden.isEmpty { throw SecretServiceFailure.locked(hidden, "a collection that hides its items is") }
     }
 
-    /// The object path of ``collection`` itself, never an alias's.
-    private func realCollectionPath(on connection: SecretServiceConnection) throws(SecretServiceFailure) -> String {
-        collection.hasPrefix("/") ? collection : try resolvedCollectionPath(on: connection)
+    /// Creates an item in ``collection`` (see
+    /// ``SecretServiceClient/create(_:label:value:in:confirmingWithin:touched:)``).
+    @discardableResult
+    func create(
+        _ attributes: some Sequence<(key: String, value: String)>, label: String, value: [UInt8], on connection: KeyedConnection
+    ) throws(SecretServiceFailure) -> String {
+        try connection.client.create(
+            attributes, label: label, value: value, in: collection, confirmingWithin: confirmationLimit,
+            touched: ownWrites.touched)
     }
 
-    /// The object path of ``collection``: the alias resolved by the service.
-    private func resolvedCollectionPath(on connection: SecretServiceConnection) throws(SecretServiceFailure) -> String {
-        guard !collection.hasPrefix("/") else { throw Self.noCollection("no collection at \(collection)") }
-        let request = try connection.methodCall(Names.servicePath, Names.Service.interface, Names.Service.readAlias)
-        try request.append(collection)
-        let path = try connection.call(request).readString(as: "o")
-        guard path != Names.noObject else { throw Self.noCollection("the alias '\(collection)' names no collection") }
-        guard path != collectionPath else { throw Self.noCollection("no collection at \(path)") }
-        return path
+    /// Replaces the secret of the item at `path`, telling ``ownWrites``.
+    func setSecret(_ value: [UInt8], at path: String, on connection: KeyedConnection) throws(SecretServiceFailure) {
+        try connection.client.setSecret(value, at: path, touched: ownWrites.touched)
     }
 
-    private static func noCollection(_ message: String) -> SecretServiceFailure {
-        SecretServiceFailure(.unknownError(code: -1, message: message))
+    /// Deletes the item at `path`, telling ``ownWrites``; one deleted
+    /// meanwhile is no error.
+    func deleteItem(at path: String, on connection: KeyedConnection) throws(SecretServiceFailure) {
+        try connection.client.deleteItem(at: path, confirmingWithin: confirmationLimit, touched: ownWrites.touched)
     }
 
     // MARK: Connection
@@ -477,13 +396,13 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// allows, the user is asked to unlock it, and `body` runs once more.
     /// Sets the calling thread's ``FailureDetail``.
     private func withConnection<R>(
-        writing key: KeychainAttributes, _ body: (SecretServiceConnection) throws(SecretServiceFailure) -> R
+        writing key: KeychainAttributes, _ body: (KeyedConnection) throws(SecretServiceFailure) -> R
     ) throws(KeychainError) -> R {
         try ownWrites.write(key) { () throws(KeychainError) in try withConnection(body) }
     }
 
     func withConnection<R>(
-        _ body: (SecretServiceConnection) throws(SecretServiceFailure) -> R
+        _ body: (KeyedConnection) throws(SecretServiceFailure) -> R
     ) throws(KeychainError) -> R {
         FailureDetail.set(nil)
         var attemptsLeft = 2
@@ -492,26 +411,26 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
             let outcome: Result<R, SecretServiceFailure> = connection.lock.withLock { () -> Result<R, SecretServiceFailure> in
                 do throws(SecretServiceFailure) {
                     connection.dropInherited()
-                    let open: SecretServiceConnection
+                    let open: KeyedConnection
                     if let existing = connection.current {
                         open = existing
                     } else {
-                        open = try SecretServiceConnection.open(
+                        open = try KeyedConnection.open(
                             busAddress: busAddress, timeoutMicroseconds: timeoutMicroseconds, transfer: transfer)
                         connection.current = open
-                        if let name = open.bus.uniqueName { ownWrites.sending(as: name) }
+                        if let name = open.client.bus.uniqueName { ownWrites.sending(as: name) }
                     }
-                    open.bus.beginOperation(lasting: timeoutMicroseconds)
-                    try open.bus.handlePendingSignals()
+                    open.client.bus.beginOperation(lasting: timeoutMicroseconds)
+                    try open.client.bus.handlePendingSignals()
                     defer {
-                        if let note = open.takeNote() ?? (open.session.isEncrypted ? nil : TransferSession.plainNote) {
+                        if let note = open.client.takeNote() ?? (open.client.transfersEncrypted ? nil : TransferSession.plainNote) {
                             FailureDetail.set(note)
                         }
                     }
                     do throws(SecretServiceFailure) {
                         return .success(try body(open))
                     } catch let failure where !failure.unlocking.isEmpty && prompts == .allowed {
-                        try open.unlock(failure.unlocking, atMost: Self.microseconds(promptTimeout))
+                        try open.client.unlock(failure.unlocking, atMost: Self.microseconds(promptTimeout))
                         return .success(try body(open))
                     }
                 } catch {
@@ -537,7 +456,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// applied and created items of unknown keys resolved; `nil` when it
     /// knows nothing.
     private func entry(
-        for key: KeychainAttributes, on connection: SecretServiceConnection
+        for key: KeychainAttributes, on connection: KeyedConnection
     ) throws(SecretServiceFailure) -> ItemPathCache.Entry? {
         connection.refreshCache()
         guard connection.cache.hasEntry(key) else { return nil }
@@ -545,7 +464,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
             let attributes: [String: String]?
             do throws(SecretServiceFailure) {
                 // nil: deleted since, or no item of the service's at all
-                attributes = Names.isServiceObject(path) ? try connection.itemAttributes(at: path) : nil
+                attributes = Names.isServiceObject(path) ? try connection.client.itemAttributes(at: path) : nil
             } catch let failure where !failure.connectionLost {
                 // Unknowable now (a path that names no item, a locked one):
                 // nothing cached is trusted, and the key is searched again.
@@ -565,10 +484,10 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// a round trip to the bus daemon first delivers every change announced
     /// before this call began.
     private func confirmedEntry(
-        for key: KeychainAttributes, on connection: SecretServiceConnection
+        for key: KeychainAttributes, on connection: KeyedConnection
     ) throws(SecretServiceFailure) -> ItemPathCache.Entry? {
         guard try entry(for: key, on: connection) != nil else { return nil }
-        try connection.bus.synchronize()
+        try connection.client.bus.synchronize()
         return try entry(for: key, on: connection)
     }
 
@@ -593,9 +512,9 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// Throws when a locked collection hides its items (see
     /// ``requireNoHiddenCollections(on:)``): the search could prove
     /// nothing there.
-    private func search(_ key: KeychainAttributes, on connection: SecretServiceConnection) throws(SecretServiceFailure) -> Found {
+    private func search(_ key: KeychainAttributes, on connection: KeyedConnection) throws(SecretServiceFailure) -> Found {
         try requireNoHiddenCollections(on: connection)
-        let verified = try connection.verifiedSearch(
+        let verified = try connection.client.verifiedSearch(
             [Names.Attribute.service: key.service, Names.Attribute.account: key.account], cap: VerifiedSearch.keyedCap)
         let unlocked = verified.unlocked.map(\.id)
         let locked = verified.lockedPaths
@@ -607,49 +526,6 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
             connection.cache.forget(key)
         }
         return found
-    }
-
-    /// The secret of the item at `path`.
-    ///
-    /// An empty secret is believed only once the item is seen, after it,
-    /// to exist and be unlocked: KWallet (5.103) answers with an empty
-    /// secret, not an error, a GetSecret that was on its way while the item
-    /// was deleted (measured: most reads racing a delete) and a GetSecret
-    /// of a locked item (measured: a locked git credential read as an
-    /// empty password).
-    func secret(at path: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) -> [UInt8] {
-        let request = try connection.methodCall(path, Names.Item.interface, Names.Item.getSecret)
-        try request.append(connection.session.path, as: "o")
-        let value = try connection.session.readSecret(from: try connection.call(request))
-        if value.isEmpty {
-            guard let item = try connection.item(at: path) else { throw SecretServiceFailure(.itemNotFound) }
-            if item.isLocked { throw SecretServiceFailure.locked([path], "the item is") }
-        }
-        return value
-    }
-
-    /// Replaces the secret of the item at `path`, and announces it: the
-    /// services send no signal for `SetSecret`, so other processes' watchers
-    /// hear our own (``SecretServiceNames/Changes``).
-    func setSecret(_ value: [UInt8], at path: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) {
-        let request = try connection.methodCall(path, Names.Item.interface, Names.Item.setSecret)
-        try connection.session.append(value, to: request)
-        _ = try connection.call(request)
-        ownWrites.touched(path, deleted: false)
-        let announcement = try connection.bus.signal(Names.Changes.path, Names.Changes.interface, Names.Changes.secretChanged)
-        try announcement.append(path, as: "o")
-        try connection.bus.send(announcement)
-    }
-
-    /// Deletes the item at `path`; one deleted meanwhile is no error.
-    func deleteItem(at path: String, on connection: SecretServiceConnection) throws(SecretServiceFailure) {
-        do throws(SecretServiceFailure) {
-            let reply = try connection.call(try connection.methodCall(path, Names.Item.interface, Names.Item.delete))
-            ownWrites.touched(path, deleted: true)
-            try connection.confirm(try reply.readString(as: "o"), atMost: confirmationLimit)
-        } catch let failure where failure.error == .itemNotFound {
-            return
-        }
     }
 
     /// Rounds of search-and-collapse a write makes before it gives up on
@@ -665,7 +541,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// the same duplicates keep the same item, never each other's. Returns
     /// `false` when that item was deleted meanwhile: search again.
     private func store(
-        _ value: [UInt8], collapsing items: [String], of key: KeychainAttributes, on connection: SecretServiceConnection
+        _ value: [UInt8], collapsing items: [String], of key: KeychainAttributes, on connection: KeyedConnection
     ) throws(SecretServiceFailure) -> Bool {
         guard let keeper = items.min(by: precedesInCreationOrder) else { return false }
         do throws(SecretServiceFailure) {

@@ -1,5 +1,3 @@
-import CSDBus
-
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -49,7 +47,8 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
     private let ownWrites: OwnWrites
     private let senders = SignalSenders()
     private lazy var heard = HeardSignals.queue(trusting: senders)
-    private var bus: BusConnection?
+    /// The watcher's connection, and the calls it makes on it.
+    private var client: SecretServiceClient?
     private var reconnectAt: Deadline?
 
     /// The item paths of observed keys, as searched and as signals told.
@@ -99,23 +98,23 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
     /// Connects (subscribing first) and searches the keys newly observed:
     /// the search's reply comes after the bus installed our subscriptions.
     func listen(for keys: Set<KeychainAttributes>) {
-        guard let bus = connected() else { return }
-        search(keys, on: bus)
+        guard let client = connected() else { return }
+        search(keys, on: client)
     }
 
     func waitForChanges(of keys: Set<KeychainAttributes>, wakingOn wake: Int32) -> [OutsideChange] {
-        guard let bus = connected() else {
+        guard let client = connected() else {
             waitOnly(wake, atMost: reconnectAt?.remaining ?? Self.reconnectMicroseconds)
             return []
         }
-        search(keys, on: bus)  // what a failed search left unsearched
+        search(keys, on: client)  // what a failed search left unsearched
         if missedChanges {
             missedChanges = false
             everythingDue = Deadline(after: 0)
         }
-        bus.wait(orReadable: wake, atMost: backlog.isEmpty ? nextDue ?? 1_000_000 : 0)
+        client.bus.wait(orReadable: wake, atMost: backlog.isEmpty ? nextDue ?? 1_000_000 : 0)
         do throws(SecretServiceFailure) {
-            try bus.handlePendingSignals()
+            try client.bus.handlePendingSignals()
             ownWrites.caughtUp()
         } catch {
             // The bus went away: changes may be missed until it is back.
@@ -124,14 +123,14 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
         }
         backlog += heard.take()
         if backlog.count > HeardSignals.capacity { backlog = [HeardSignals.overflow] }
-        classifyBacklog(keys, on: bus)
+        classifyBacklog(keys, on: client)
         reconsiderHeld(keys)
         return due(keys)
     }
 
     /// Classifies the backlog in order, stopping after
     /// ``resolvesPerWait`` paths that needed resolving.
-    private func classifyBacklog(_ keys: Set<KeychainAttributes>, on bus: BusConnection) {
+    private func classifyBacklog(_ keys: Set<KeychainAttributes>, on client: SecretServiceClient) {
         var resolves = 0
         var classified = 0
         for signal in backlog {
@@ -139,20 +138,20 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
                 if resolves == Self.resolvesPerWait { break }
                 resolves += 1
             }
-            classify(signal, keys, on: bus)
+            classify(signal, keys, on: client)
             classified += 1
         }
         backlog.removeFirst(classified)
     }
 
     func close() {
-        bus = nil
+        client = nil
     }
 
     // MARK: Connection
 
-    private func connected() -> BusConnection? {
-        if let bus { return bus }
+    private func connected() -> SecretServiceClient? {
+        if let client { return client }
         if let reconnectAt, reconnectAt.remaining != nil { return nil }
         do throws(SecretServiceFailure) {
             let opened = try BusConnection.open(
@@ -160,16 +159,16 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
                 subscribing: Names.outsideChangeMatchRules, to: heard)
             // Asked after subscribing: a later change of owner is heard.
             senders.serviceOwner = try opened.owner(of: Names.busName)
-            bus = opened
+            client = SecretServiceClient(watching: opened)
             reconnectAt = nil
         } catch {
             reconnectAt = Deadline(after: Self.reconnectMicroseconds)
         }
-        return bus
+        return client
     }
 
     private func drop() {
-        bus = nil
+        client = nil
         keyOfPath.removeAll()
         searchedKeys.removeAll()
         unobservedPaths.removeAll()
@@ -186,16 +185,18 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
     /// Learns the item paths of keys newly observed; forgets those of keys
     /// no longer observed. A key whose search fails (no service now) is
     /// searched again on the next call.
-    private func search(_ keys: Set<KeychainAttributes>, on bus: BusConnection) {
+    private func search(_ keys: Set<KeychainAttributes>, on client: SecretServiceClient) {
         if !searchedKeys.isSubset(of: keys) {
             searchedKeys.formIntersection(keys)
             keyOfPath = keyOfPath.filter { keys.contains($0.value) }
         }
         for key in keys where !searchedKeys.contains(key) {
-            guard let found = try? bus.searchItems(
-                [Names.Attribute.service: key.service, Names.Attribute.account: key.account], at: Names.busName)
+            // Verified: a loosely matching service must not make another
+            // key's changes this key's.
+            guard let found = try? client.verifiedSearch(
+                [Names.Attribute.service: key.service, Names.Attribute.account: key.account], cap: VerifiedSearch.keyedCap)
             else { return }
-            for path in found.unlocked + found.locked { keyOfPath[path] = key }
+            for path in found.unlocked.map(\.id) + found.lockedPaths { keyOfPath[path] = key }
             searchedKeys.insert(key)
         }
     }
@@ -203,13 +204,13 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
     /// The key of the item at `path`, when an observed key's: known, or
     /// read from its attributes (`nil` too when it no longer exists).
     private func key(
-        of path: String, _ keys: Set<KeychainAttributes>, on bus: BusConnection
+        of path: String, _ keys: Set<KeychainAttributes>, on client: SecretServiceClient
     ) -> KeychainAttributes? {
         if let key = keyOfPath[path] { return key }
         if unobservedPaths.contains(path) { return nil }
         let attributes: [String: String]?
         do throws(SecretServiceFailure) {
-            attributes = try bus.itemAttributes(at: path, of: Names.busName)  // nil: gone already
+            attributes = try client.itemAttributes(at: path)  // nil: gone already
         } catch let failure where failure.error == .interactionNotAllowed {
             attributes = nil  // hidden by a locked collection
         } catch {
@@ -241,10 +242,9 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
     /// cannot be forged, so a forged announcement of an item that did not
     /// change is dropped at the cost of one read. One sent within a second
     /// of a real change reports that change (coalesced with it).
-    private func recentlyModified(_ path: String, on bus: BusConnection) -> Bool {
-        guard let reply = try? bus.itemProperty(Names.Item.modified, at: path, of: Names.busName),
-              let modified = try? reply.enter("v", "t", { () throws(SecretServiceFailure) in try reply.readUInt64() })
-        else { return false }  // gone, or unreadable: nothing to report as a change of its secret
+    private func recentlyModified(_ path: String, on client: SecretServiceClient) -> Bool {
+        // Gone, or unreadable: nothing to report as a change of its secret.
+        guard let modified = try? client.itemModified(at: path) else { return false }
         let now = UInt64(max(0, time(nil)))
         let earlier = announcedModified[path]
         let believed = modified + 1 >= now || (earlier.map { modified > $0 } ?? (modified + 10 >= now))
@@ -255,7 +255,7 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
         return believed
     }
 
-    private func classify(_ signal: HeardSignals.Signal, _ keys: Set<KeychainAttributes>, on bus: BusConnection) {
+    private func classify(_ signal: HeardSignals.Signal, _ keys: Set<KeychainAttributes>, on client: SecretServiceClient) {
         switch signal.kind {
         case .everything:
             keyOfPath.removeAll()
@@ -264,8 +264,8 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
             if everythingDue == nil { everythingDue = Deadline(after: Self.coalescingMicroseconds) }
         case let .itemChanged(path, announced):
             if !announced { unobservedPaths.remove(path) }  // its attributes may name another key now
-            guard let key = key(of: path, keys, on: bus) else { return }
-            if announced && !recentlyModified(path, on: bus) { return }
+            guard let key = key(of: path, keys, on: client) else { return }
+            if announced && !recentlyModified(path, on: client) { return }
             judge(Heard(key: key, deleted: false, path: path, sender: signal.sender, announced: announced), heldUntil: nil)
         case let .itemDeleted(path):
             guard let key = keyOfPath[path] else { return }
@@ -353,51 +353,25 @@ enum HeardSignals {
     static let overflow = Signal(kind: .everything, sender: nil)
 
     /// A queue of the signals that matter to a watcher, from the senders
-    /// that may send them (``SignalSenders``); it follows the service's
+    /// that may send them (``ServiceSignal``); it follows the service's
     /// owner as the bus announces it.
     static func queue(trusting senders: SignalSenders) -> SignalQueue<Signal> {
         SignalQueue(capacity: capacity, overflow: overflow) { message in
-            kind(of: message, senders).map { Signal(kind: $0, sender: SignalSenders.sender(of: message)) }
+            ServiceSignal(message, senders: senders).flatMap(kind).map { Signal(kind: $0, sender: SignalSenders.sender(of: message)) }
         }
     }
 
     /// What a signal means to a watcher; `nil`: nothing.
-    private static func kind(of message: OpaquePointer, _ senders: SignalSenders) -> Signal.Kind? {
-        let names = SecretServiceNames.self
-        guard let interface = sd_bus_message_get_interface(message).map({ String(cString: $0) }),
-              let member = sd_bus_message_get_member(message).map({ String(cString: $0) })
-        else { return nil }
-        switch interface {
-        case names.Changes.interface:
-            break  // anyone's: verified when classified
-        case names.Bus.interface:
-            guard SignalSenders.fromBus(message) else { return nil }
-        default:
-            guard senders.fromService(message) else { return nil }
-        }
-        switch (interface, member) {
-        case (names.Collection.interface, names.Collection.itemCreated),
-             (names.Collection.interface, names.Collection.itemChanged):
-            return BusMessage.firstObjectPath(of: message).map { .itemChanged(path: $0, announced: false) }
-        case (names.Changes.interface, names.Changes.secretChanged):
-            return BusMessage.firstObjectPath(of: message).map { .itemChanged(path: $0, announced: true) }
-        case (names.Collection.interface, names.Collection.itemDeleted):
-            return BusMessage.firstObjectPath(of: message).map { .itemDeleted(path: $0) }
-        case (names.Bus.interface, names.Bus.nameOwnerChanged):
-            // (name, old owner, new owner): a service gone is no change yet
-            // (reads fail as unavailable); one that appears may hold anything.
-            var name: UnsafePointer<CChar>?, old: UnsafePointer<CChar>?, new: UnsafePointer<CChar>?
-            let string = CChar(bitPattern: UInt8(ascii: "s"))
-            guard sd_bus_message_read_basic(message, string, &name) > 0,
-                  sd_bus_message_read_basic(message, string, &old) > 0,
-                  sd_bus_message_read_basic(message, string, &new) > 0, let new
-            else { return .everything }
-            senders.serviceOwner = new.pointee == 0 ? nil : String(cString: new)
-            return new.pointee == 0 ? nil : .everything
-        case (names.Service.interface, names.Service.collectionDeleted):
-            return BusMessage.firstObjectPath(of: message).map { .collectionDeleted(path: $0) }
-        default:
-            return nil  // a collection's properties (locked, unlocked): no item changed
+    private static func kind(of signal: ServiceSignal) -> Signal.Kind? {
+        switch signal {
+        case let .itemCreated(path), let .itemChanged(path): .itemChanged(path: path, announced: false)
+        case let .secretChanged(path): .itemChanged(path: path, announced: true)  // verified when classified
+        case let .itemDeleted(path): .itemDeleted(path: path)
+        case let .collectionDeleted(path): .collectionDeleted(path: path)
+        // A service gone is no change yet (reads fail as unavailable); one
+        // that appears may hold anything.
+        case let .ownerChanged(owner): owner == nil ? nil : .everything
+        case .collectionsChanged: nil  // a collection's properties (locked, unlocked): no item changed
         }
     }
 }

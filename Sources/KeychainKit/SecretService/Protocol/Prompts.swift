@@ -1,8 +1,6 @@
-import CSDBus
-
 /// The service's prompts: confirmations completed, unlocks asked for when
 /// the policy allows, and no wait without a bound.
-extension SecretServiceConnection {
+extension SecretServiceClient {
 
     private typealias Names = SecretServiceNames
 

@@ -34,7 +34,7 @@ struct VerifiedSearch {
     static let keyedCap = 256
 }
 
-extension SecretServiceConnection {
+extension SecretServiceClient {
 
     /// Searches every collection for items whose attributes include
     /// `wanted`, and verifies each item found (see ``VerifiedSearch``).

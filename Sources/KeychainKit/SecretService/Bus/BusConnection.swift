@@ -157,17 +157,17 @@ final class BusConnection {
             guard let left = operationDeadline.remaining else { throw timedOut(message, operation: true) }
             limit = min(limit, left)
         }
-        let awaited = AwaitedReply()
+        let awaited = AwaitedMessage()
         var slot: OpaquePointer?
         try Self.check(
-            sd_bus_call_async(bus, &slot, message.raw, receiveReply, Unmanaged.passUnretained(awaited).toOpaque(), limit),
+            sd_bus_call_async(bus, &slot, message.raw, keepFirstMessage, Unmanaged.passUnretained(awaited).toOpaque(), limit),
             "sending a D-Bus call")
         defer { sd_bus_slot_unref(slot) }  // forgets a reply that never came
         let deadline = Deadline(after: limit)
-        while awaited.reply == nil {
+        while awaited.message == nil {
             let processed = sd_bus_process(bus, nil)
             try Self.check(processed, "reading from the bus")
-            if awaited.reply != nil { break }
+            if awaited.message != nil { break }
             guard let left = deadline.remaining else {
                 throw timedOut(message, operation: limit < timeoutMicroseconds)
             }
@@ -175,7 +175,7 @@ final class BusConnection {
             let waited = sd_bus_wait(bus, left)
             if waited < 0 && waited != -EINTR { try Self.check(waited, "waiting on the bus") }
         }
-        let reply = awaited.reply!
+        let reply = awaited.message!
         if let error = sd_bus_message_get_error(reply.raw) {
             if sd_bus_error_has_name(error, "org.freedesktop.DBus.Error.NoReply") > 0,
                error.pointee.message.map({ String(cString: $0) }) == "Method call timed out" {
@@ -199,6 +199,29 @@ final class BusConnection {
         return SecretServiceFailure(
             .serviceUnavailable, connectionLost: !operation,
             detail: "\(member) to \(destination): \(waited); the bus is there, the service did not answer in time")
+    }
+
+    /// A new method call to `member` of `interface` at `path` of
+    /// `destination` that must not start a service by D-Bus activation.
+    func serviceCall(
+        _ destination: String, _ path: String, _ interface: String, _ member: String
+    ) throws(SecretServiceFailure) -> BusMessage {
+        let message = try methodCall(destination, path, interface, member)
+        _ = sd_bus_message_set_auto_start(message.raw, 0)
+        return message
+    }
+
+    /// The unique name of the process that owns the bus name `name`;
+    /// `nil` when none does.
+    func owner(of name: String) throws(SecretServiceFailure) -> String? {
+        let bus = SecretServiceNames.Bus.self
+        let request = try methodCall(bus.name, bus.path, bus.interface, bus.getNameOwner)
+        try request.append(name)
+        do throws(SecretServiceFailure) {
+            return try call(request).readString()
+        } catch let failure where failure.remoteName == "org.freedesktop.DBus.Error.NameHasNoOwner" {
+            return nil
+        }
     }
 
     /// Sends `message` (a signal) without waiting for anything.
@@ -299,20 +322,6 @@ protocol BusSignalReceiver: AnyObject {
     func overflowed()
 }
 
-/// The reply to one call, once it came.
-private final class AwaitedReply {
-    var reply: BusMessage?
-}
-
-/// Keeps the reply (or error) to a call (an sd-bus reply callback).
-private func receiveReply(
-    _ message: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ error: UnsafeMutablePointer<sd_bus_error>?
-) -> Int32 {
-    guard let message, let userdata else { return 0 }
-    Unmanaged<AwaitedReply>.fromOpaque(userdata).takeUnretainedValue().reply = BusMessage(owning: sd_bus_message_ref(message))
-    return 0
-}
-
 /// The session bus's address, as sd-bus's `sd_bus_open_user` finds it:
 /// `DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`; `nil` when
 /// neither is set.
@@ -342,37 +351,4 @@ private func deliverSignal(
     guard let message, let userdata else { return 0 }
     Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue().receiver.receive(message)
     return 0
-}
-
-/// A point on the monotonic clock, a bound for waits.
-struct Deadline {
-
-    private let microseconds: UInt64
-
-    /// The deadline `duration` microseconds from now.
-    init(after duration: UInt64) {
-        microseconds = Self.now() &+ duration
-    }
-
-    /// The earlier of `a` and `b`.
-    static func earlier(_ a: Deadline, _ b: Deadline) -> Deadline {
-        a.microseconds <= b.microseconds ? a : b
-    }
-
-    /// The later of `a` and `b`.
-    static func later(_ a: Deadline, _ b: Deadline) -> Deadline {
-        a.microseconds >= b.microseconds ? a : b
-    }
-
-    /// Microseconds until the deadline, or `nil` once it has passed.
-    var remaining: UInt64? {
-        let now = Self.now()
-        return now < microseconds ? microseconds - now : nil
-    }
-
-    private static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000 + UInt64(time.tv_nsec) / 1000
-    }
 }

@@ -1,5 +1,3 @@
-import CSDBus
-
 /// Items addressed by arbitrary attributes rather than by a service and an
 /// account: what clients that share items with other tools need (git's
 /// `org.git.Password` items, libsecret's network passwords). The same
@@ -24,7 +22,7 @@ extension SecretServiceKeychainInterface: AttributeItemStore {
         try validate(attributes)
         return try withConnection { connection throws(SecretServiceFailure) in
             try requireNoHiddenCollections(on: connection)
-            let found = try connection.verifiedSearch(attributes, cap: VerifiedSearch.keyedCap)
+            let found = try connection.client.verifiedSearch(attributes, cap: VerifiedSearch.keyedCap)
             if found.unlocked.isEmpty && found.lockedPaths.isEmpty {
                 try requireNoHiddenCollections(on: connection, asking: true)
             }
@@ -41,7 +39,7 @@ extension SecretServiceKeychainInterface: AttributeItemStore {
             do throws(SecretServiceFailure) {
                 return try Self.lockedNamed(item.id) { () throws(SecretServiceFailure) in
                     try requireUnlocked(item, on: connection)
-                    return try secret(at: item.id, on: connection)
+                    return try connection.client.secret(at: item.id)
                 }
             } catch let failure where failure.error == .itemNotFound {
                 return nil
@@ -90,9 +88,9 @@ extension SecretServiceKeychainInterface: AttributeItemStore {
     /// Throws, naming `item`, when it was locked when found and still is
     /// (it may have been unlocked since, by the user or by this backend's
     /// prompt): one question to the service, for locked items only.
-    private func requireUnlocked(_ item: AttributeItem, on connection: SecretServiceConnection) throws(SecretServiceFailure) {
+    private func requireUnlocked(_ item: AttributeItem, on connection: KeyedConnection) throws(SecretServiceFailure) {
         guard item.isLocked else { return }
-        if try connection.item(at: item.id)?.isLocked == true {
+        if try connection.client.item(at: item.id)?.isLocked == true {
             throw SecretServiceFailure.locked([item.id], "the item is")
         }
     }
@@ -109,52 +107,4 @@ extension SecretServiceKeychainInterface: AttributeItemStore {
         }
     }
 
-}
-
-extension SecretServiceConnection {
-
-    /// The item at `path` as the service describes it (one `GetAll`);
-    /// `nil` when it no longer exists.
-    func item(at path: String) throws(SecretServiceFailure) -> AttributeItem? {
-        let request = try methodCall(path, SecretServiceNames.Properties.interface, SecretServiceNames.Properties.getAll)
-        try request.append(SecretServiceNames.Item.interface)
-        let reply: BusMessage
-        do throws(SecretServiceFailure) {
-            reply = try call(request)
-        } catch let failure where failure.error == .itemNotFound {
-            return nil
-        }
-        var attributes: [String: String] = [:]
-        var label = ""
-        var created: UInt64 = 0
-        var modified: UInt64 = 0
-        var locked = false
-        try reply.forEachProperty { name throws(SecretServiceFailure) in
-            switch name {
-            case SecretServiceNames.Item.attributes:
-                attributes = try reply.enter("v", "a{ss}") { () throws(SecretServiceFailure) in try reply.readDictionary() }
-            case SecretServiceNames.Item.label:
-                label = try reply.enter("v", "s") { () throws(SecretServiceFailure) in try reply.readString() }
-            case SecretServiceNames.Item.created:
-                created = try reply.enter("v", "t") { () throws(SecretServiceFailure) in try reply.readUInt64() }
-            case SecretServiceNames.Item.modified:
-                modified = try reply.enter("v", "t") { () throws(SecretServiceFailure) in try reply.readUInt64() }
-            case SecretServiceNames.Item.locked:
-                locked = try reply.enter("v", "b") { () throws(SecretServiceFailure) in try reply.readBool() }
-            default:
-                try reply.skip("v")
-            }
-        }
-        return AttributeItem(
-            id: path, attributes: attributes, label: label, created: created, modified: modified, isLocked: locked)
-    }
-
-    /// Sets the label of the item at `path`.
-    func setLabel(_ label: String, ofItemAt path: String) throws(SecretServiceFailure) {
-        let request = try methodCall(path, SecretServiceNames.Properties.interface, SecretServiceNames.Properties.set)
-        try request.append(SecretServiceNames.Item.interface)
-        try request.append(SecretServiceNames.Item.label)
-        try request.container("v", "s") { () throws(SecretServiceFailure) in try request.append(label) }
-        _ = try call(request)
-    }
 }

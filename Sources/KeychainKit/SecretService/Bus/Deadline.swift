@@ -1,0 +1,36 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A point on the monotonic clock, a bound for waits.
+struct Deadline {
+
+    private let microseconds: UInt64
+
+    /// The deadline `duration` microseconds from now.
+    init(after duration: UInt64) {
+        microseconds = Self.now() &+ duration
+    }
+
+    /// The earlier of `a` and `b`.
+    static func earlier(_ a: Deadline, _ b: Deadline) -> Deadline {
+        a.microseconds <= b.microseconds ? a : b
+    }
+
+    /// The later of `a` and `b`.
+    static func later(_ a: Deadline, _ b: Deadline) -> Deadline {
+        a.microseconds >= b.microseconds ? a : b
+    }
+
+    /// Microseconds until the deadline, or `nil` once it has passed.
+    var remaining: UInt64? {
+        let now = Self.now()
+        return now < microseconds ? microseconds - now : nil
+    }
+
+    private static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000 + UInt64(time.tv_nsec) / 1000
+    }
+}

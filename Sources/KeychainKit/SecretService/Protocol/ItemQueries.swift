@@ -1,0 +1,90 @@
+/// The Secret Service calls that need no transfer session: searches and
+/// items' properties, for the backend and the watcher of changes made
+/// elsewhere alike.
+extension SecretServiceClient {
+
+    private typealias Names = SecretServiceNames
+
+    /// The items whose attributes include `attributes`, in every collection:
+    /// those readable now, and those in locked collections, as the service
+    /// says (see ``verifiedSearch(_:cap:)`` for what may be acted on).
+    func searchItems(
+        _ attributes: some Sequence<(key: String, value: String)>
+    ) throws(SecretServiceFailure) -> (unlocked: [String], locked: [String]) {
+        let request = try methodCall(Names.servicePath, Names.Service.interface, Names.Service.searchItems)
+        try request.append(dictionary: attributes)
+        let reply = try call(request)
+        return (try reply.readObjectPaths(), try reply.readObjectPaths())
+    }
+
+    /// The reply `(v)` to getting the item property `name` of the item at `path`.
+    func itemProperty(_ name: String, at path: String) throws(SecretServiceFailure) -> BusMessage {
+        let request = try methodCall(path, Names.Properties.interface, Names.Properties.get)
+        try request.append(Names.Item.interface)
+        try request.append(name)
+        return try call(request)
+    }
+
+    /// The attributes of the item at `path`; `nil` when it no longer exists.
+    func itemAttributes(at path: String) throws(SecretServiceFailure) -> [String: String]? {
+        let reply: BusMessage
+        do throws(SecretServiceFailure) {
+            reply = try itemProperty(Names.Item.attributes, at: path)
+        } catch let failure where failure.error == .itemNotFound {
+            return nil
+        }
+        return try reply.enter("v", "a{ss}") { () throws(SecretServiceFailure) in try reply.readDictionary() }
+    }
+
+    /// When the item at `path` was last modified, in seconds since the
+    /// epoch, as the service says.
+    func itemModified(at path: String) throws(SecretServiceFailure) -> UInt64 {
+        let reply = try itemProperty(Names.Item.modified, at: path)
+        return try reply.enter("v", "t") { () throws(SecretServiceFailure) in try reply.readUInt64() }
+    }
+
+    /// The item at `path` as the service describes it (one `GetAll`);
+    /// `nil` when it no longer exists.
+    func item(at path: String) throws(SecretServiceFailure) -> AttributeItem? {
+        let request = try methodCall(path, Names.Properties.interface, Names.Properties.getAll)
+        try request.append(Names.Item.interface)
+        let reply: BusMessage
+        do throws(SecretServiceFailure) {
+            reply = try call(request)
+        } catch let failure where failure.error == .itemNotFound {
+            return nil
+        }
+        var attributes: [String: String] = [:]
+        var label = ""
+        var created: UInt64 = 0
+        var modified: UInt64 = 0
+        var locked = false
+        try reply.forEachProperty { name throws(SecretServiceFailure) in
+            switch name {
+            case Names.Item.attributes:
+                attributes = try reply.enter("v", "a{ss}") { () throws(SecretServiceFailure) in try reply.readDictionary() }
+            case Names.Item.label:
+                label = try reply.enter("v", "s") { () throws(SecretServiceFailure) in try reply.readString() }
+            case Names.Item.created:
+                created = try reply.enter("v", "t") { () throws(SecretServiceFailure) in try reply.readUInt64() }
+            case Names.Item.modified:
+                modified = try reply.enter("v", "t") { () throws(SecretServiceFailure) in try reply.readUInt64() }
+            case Names.Item.locked:
+                locked = try reply.enter("v", "b") { () throws(SecretServiceFailure) in try reply.readBool() }
+            default:
+                try reply.skip("v")
+            }
+        }
+        return AttributeItem(
+            id: path, attributes: attributes, label: label, created: created, modified: modified, isLocked: locked)
+    }
+
+    /// Sets the label of the item at `path`.
+    func setLabel(_ label: String, ofItemAt path: String) throws(SecretServiceFailure) {
+        let request = try methodCall(path, Names.Properties.interface, Names.Properties.set)
+        try request.append(Names.Item.interface)
+        try request.append(Names.Item.label)
+        try request.container("v", "s") { () throws(SecretServiceFailure) in try request.append(label) }
+        _ = try call(request)
+    }
+}

@@ -1,0 +1,128 @@
+/// The Secret Service protocol client: every call to the service goes
+/// through it (its extensions: ``ItemQueries``, ``ItemCalls``, ``Prompts``,
+/// ``VerifiedSearch``), and it is the one place that classifies the
+/// service's failures (``SecretServiceFailure``) and checks what the service
+/// answered: reply types, object paths, attributes.
+///
+/// Calls go to the unique bus name of the service process that answered
+/// first, so a restarted service is noticed (the name is gone) instead of
+/// being sent a stale session. A client opened with a transfer session
+/// reads and writes secrets; one watching the service (``init(watching:)``)
+/// only searches and reads attributes. Not thread-safe: its owner
+/// serialises every use.
+final class SecretServiceClient {
+
+    let bus: BusConnection
+
+    /// The transfer session secrets travel in; `nil` for a client that
+    /// only watches.
+    private let transferSession: TransferSession?
+
+    /// The unique bus name of the service process (the well-known name for
+    /// a client that watches: it follows the service across restarts).
+    let destination: String
+
+    /// Whether that process is gnome-keyring, once asked (see
+    /// ``runPrompt(_:atMost:)``).
+    var serverIsGnomeKeyring: Bool?
+
+    /// Whether a search has answered with items that do not match what was
+    /// asked (``VerifiedSearch``): such a service may match `CreateItem`'s
+    /// `replace` as loosely, so items are then created without it.
+    var matchesLoosely = false
+
+    /// What the operation in progress found worth telling its caller even
+    /// when it succeeds (ignored items of a loosely matching service).
+    private var operationNote: String?
+
+    /// Records `text` for the operation in progress (see ``takeNote()``).
+    func note(_ text: String) {
+        operationNote = text
+    }
+
+    /// The note of the operation that just ended, if any; clears it.
+    func takeNote() -> String? {
+        defer { operationNote = nil }
+        return operationNote
+    }
+
+    private init(bus: BusConnection, session: TransferSession?, destination: String) {
+        self.bus = bus
+        self.transferSession = session
+        self.destination = destination
+    }
+
+    /// A client on `bus` that searches and reads attributes of whichever
+    /// process owns `org.freedesktop.secrets`, with no transfer session.
+    convenience init(watching bus: BusConnection) {
+        self.init(bus: bus, session: nil, destination: SecretServiceNames.busName)
+    }
+
+    /// The transfer session secrets travel in.
+    var session: TransferSession {
+        get throws(SecretServiceFailure) {
+            guard let transferSession else {
+                throw SecretServiceFailure(.unknownError(code: -1, message: "no transfer session: this client only watches"))
+            }
+            return transferSession
+        }
+    }
+
+    /// Whether secrets cross the bus encrypted (`false` too for a client
+    /// that only watches: it carries none).
+    var transfersEncrypted: Bool { transferSession?.isEncrypted ?? false }
+
+    /// Connects to the bus at `busAddress` (the session bus when `nil`),
+    /// subscribing `receiver` to the signals of `rules`, and opens a
+    /// transfer session with the Secret Service as `transfer` allows (the
+    /// bus may start the service by D-Bus activation), each step bounded
+    /// by the timeout. From then on `senders` names the process that
+    /// answered as the service's.
+    static func open(
+        busAddress: String?, timeoutMicroseconds: UInt64, transfer: TransferPolicy,
+        subscribing rules: [String], to receiver: BusSignalReceiver, senders: SignalSenders
+    ) throws(SecretServiceFailure) -> SecretServiceClient {
+        let bus: BusConnection
+        do throws(SecretServiceFailure) {
+            bus = try BusConnection.open(
+                address: busAddress, timeoutMicroseconds: timeoutMicroseconds, subscribing: rules, to: receiver)
+        } catch let failure {
+            let which = busAddress == nil ? "no session bus" : "no bus at the address given"
+            throw SecretServiceFailure(
+                .serviceUnavailable, connectionLost: true,
+                detail: "\(failure.detail ?? which), so no Secret Service; \(Self.withoutService)")
+        }
+        do throws(SecretServiceFailure) {
+            let (session, owner) = try TransferSession.open(on: bus, destination: SecretServiceNames.busName, policy: transfer)
+            // Signals are believed from the process that answered, from now
+            // on (none before matters: nothing is known yet).
+            senders.serviceOwner = owner
+            return SecretServiceClient(bus: bus, session: session, destination: owner)
+        } catch let failure {
+            // Whatever stops us reaching the service is "unavailable",
+            // unless the service refused us.
+            if case .missingEntitlement = failure.error { throw failure }
+            let nobody = ["org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner"]
+            let detail = failure.remoteName.map(nobody.contains) == true
+                ? "the session bus is there, but no Secret Service: nothing owns \(SecretServiceNames.busName), "
+                    + "and the bus could not start one; \(Self.withoutService)"
+                : failure.detail ?? "the Secret Service could not be reached; \(Self.withoutService)"
+            throw SecretServiceFailure(.serviceUnavailable, connectionLost: true, detail: detail)
+        }
+    }
+
+    /// What a machine without a Secret Service can use instead.
+    static let withoutService =
+        "for machines without one, open the kernel keyring explicitly (kk_open_kernel_keyring, KEYCHAINKIT_BACKEND=kernel)"
+
+    /// A new call to `member` of `interface` at `path` of the service, which
+    /// must not start another service process.
+    func methodCall(_ path: String, _ interface: String, _ member: String) throws(SecretServiceFailure) -> BusMessage {
+        try bus.serviceCall(destination, path, interface, member)
+    }
+
+    /// The reply to `message`, within the timeout and the operation's deadline.
+    func call(_ message: BusMessage) throws(SecretServiceFailure) -> BusMessage {
+        try bus.call(message)
+    }
+}

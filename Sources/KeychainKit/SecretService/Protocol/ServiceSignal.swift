@@ -1,0 +1,61 @@
+import CSDBus
+
+/// What a signal about the Secret Service says, read from the message only
+/// once its sender may send it (``SignalSenders``): the service's
+/// `Service` and `Collection` signals from its current owner,
+/// `NameOwnerChanged` from the bus daemon, and KeychainKit's own
+/// `SecretChanged` from anyone (it cannot be authenticated: its readers
+/// verify it).
+enum ServiceSignal: Equatable {
+    case itemCreated(path: String)
+    case itemChanged(path: String)
+    case itemDeleted(path: String)
+    /// A KeychainKit writer replaced the item's secret in place.
+    case secretChanged(path: String)
+    /// The collection went, its items with it (maybe without a signal each).
+    case collectionDeleted(path: String)
+    /// Another signal of the service: a collection created, changed
+    /// (locked, unlocked), or an item signal without a readable path.
+    case collectionsChanged
+    /// `org.freedesktop.secrets` has a new owner (`nil`: none).
+    case ownerChanged(String?)
+
+    /// The signal `message` (borrowed) is, or `nil` when it is none of
+    /// these or comes from a sender that may not send it. Follows a change
+    /// of owner into `senders`.
+    init?(_ message: OpaquePointer, senders: SignalSenders) {
+        let names = SecretServiceNames.self
+        guard let interface = sd_bus_message_get_interface(message).map({ String(cString: $0) }),
+              let member = sd_bus_message_get_member(message).map({ String(cString: $0) })
+        else { return nil }
+        switch interface {
+        case names.Changes.interface:
+            guard member == names.Changes.secretChanged, let path = BusMessage.firstObjectPath(of: message) else { return nil }
+            self = .secretChanged(path: path)
+        case names.Bus.interface:
+            guard SignalSenders.fromBus(message), member == names.Bus.nameOwnerChanged else { return nil }
+            // (name, old owner, new owner); the match rule names the name.
+            var name: UnsafePointer<CChar>?, old: UnsafePointer<CChar>?, new: UnsafePointer<CChar>?
+            let string = CChar(bitPattern: UInt8(ascii: "s"))
+            guard sd_bus_message_read_basic(message, string, &name) > 0,
+                  sd_bus_message_read_basic(message, string, &old) > 0,
+                  sd_bus_message_read_basic(message, string, &new) > 0, let new
+            else { return nil }
+            let owner = new.pointee == 0 ? nil : String(cString: new)
+            senders.serviceOwner = owner
+            self = .ownerChanged(owner)
+        case names.Collection.interface, names.Service.interface:
+            guard senders.fromService(message) else { return nil }
+            let path = BusMessage.firstObjectPath(of: message)
+            switch (member, path) {
+            case let (names.Collection.itemCreated, path?): self = .itemCreated(path: path)
+            case let (names.Collection.itemChanged, path?): self = .itemChanged(path: path)
+            case let (names.Collection.itemDeleted, path?): self = .itemDeleted(path: path)
+            case let (names.Service.collectionDeleted, path?): self = .collectionDeleted(path: path)
+            default: self = .collectionsChanged
+            }
+        default:
+            return nil
+        }
+    }
+}
