@@ -193,7 +193,20 @@ typedef struct kk_keychain kk_keychain;
  *  collection. Connecting is deferred to the first operation, so this call
  *  succeeds without a session bus; operations then return KK_EUNAVAILABLE.
  *  On success *out owns a handle to release with kk_close().
- *  Returns KK_OK, KK_EINVAL (out is NULL) or KK_ENOMEM. Thread-safe. */
+ *  Returns KK_OK, KK_EINVAL (out is NULL) or KK_ENOMEM. Thread-safe.
+ *
+ *  What a Secret Service handle trusts (since 0.7): the bus daemon and the
+ *  process that owns org.freedesktop.secrets now, not other bus peers nor
+ *  the content of answers. A secret is returned, overwritten or deleted
+ *  only for an item whose attributes the library read and compared byte
+ *  for byte with the key; items a loosely matching service answers with
+ *  are ignored (never deleted) and named in kk_error_message(), also after
+ *  a KK_ENOTFOUND. Object paths outside /org/freedesktop/secrets, replies
+ *  of the wrong type and a search for one key answered with more than 256
+ *  items are KK_EUNKNOWN ("a server fault"). Change signals count only
+ *  from the service's owner; file descriptors in messages are refused. A
+ *  call that gets no answer in time is KK_EUNAVAILABLE, and
+ *  kk_error_message() names the call, the service and the time waited. */
 KK_API kk_status kk_open_secret_service(kk_keychain **out);
 
 /** Whether a Secret Service handle may show the service's unlock prompt.

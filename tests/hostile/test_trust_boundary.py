@@ -167,6 +167,19 @@ def test_forged_signals_tell_observers_nothing(fake: Fake, kc: Keychain) -> None
     assert [event.kind for event in heard.wait_for(1)] == ["deleted"]
 
 
+@pytest.mark.parametrize("mode", ["loose-match", "search-everything"])
+def test_a_loose_server_never_makes_another_keys_change_an_observed_keys(fake: Fake, kc: Keychain, mode: str) -> None:
+    kc["alice"] = "a"
+    alice = fake.path_of(username="alice")
+    fake.set_mode(mode)
+    heard = Recorder()
+    kc.observe("bob|", heard)
+    time.sleep(0.3)  # the watcher has connected and searched for bob|
+    fake.emit("ItemChanged", alice)
+    fake.emit("ItemDeleted", alice)
+    assert heard.wait_for(1, within=1.0) == []
+
+
 def test_a_forged_item_created_cannot_fail_later_calls(fake: Fake, kc: Keychain) -> None:
     kc["alice"] = "a"
     assert kc["alice"] == "a"  # cached
