@@ -299,10 +299,11 @@ final class BusConnection {
             if ready > 0 { return }
             let processed = sd_bus_process(bus, nil)
             try Self.check(processed, "connecting to the bus")
-            if processed > 0 { continue }
-            guard let left = deadline.remaining else {
-                throw SecretServiceFailure(.serviceUnavailable, connectionLost: true)
+            guard let left = deadline.remaining else {  // checked while messages keep coming too
+                throw SecretServiceFailure(
+                    .serviceUnavailable, connectionLost: true, detail: "the bus did not let us in within the timeout")
             }
+            if processed > 0 { continue }
             let waited = sd_bus_wait(bus, left)
             if waited < 0 && waited != -EINTR { try Self.check(waited, "waiting on the bus") }
         }
