@@ -177,8 +177,8 @@ final class BusConnection {
         }
         let reply = awaited.message!
         if let error = sd_bus_message_get_error(reply.raw) {
-            if sd_bus_error_has_name(error, "org.freedesktop.DBus.Error.NoReply") > 0,
-               error.pointee.message.map({ String(cString: $0) }) == "Method call timed out" {
+            if sd_bus_error_has_name(error, SecretServiceNames.BusError.noReply) > 0,
+               error.pointee.message.map({ String(cString: $0) }) == SecretServiceNames.BusError.timedOutMessage {
                 // sd-bus's own timer: the call's time is up. (The bus
                 // daemon's NoReply, the callee left the bus, is classified.)
                 throw timedOut(message, operation: limit < timeoutMicroseconds)
@@ -219,7 +219,7 @@ final class BusConnection {
         try request.append(name)
         do throws(SecretServiceFailure) {
             return try call(request).readString()
-        } catch let failure where failure.remoteName == "org.freedesktop.DBus.Error.NameHasNoOwner" {
+        } catch let failure where failure.remoteName == SecretServiceNames.BusError.nameHasNoOwner {
             return nil
         }
     }

@@ -102,7 +102,7 @@ final class SecretServiceClient {
             // Whatever stops us reaching the service is "unavailable",
             // unless the service refused us.
             if case .missingEntitlement = failure.error { throw failure }
-            let nobody = ["org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner"]
+            let nobody = [SecretServiceNames.BusError.serviceUnknown, SecretServiceNames.BusError.nameHasNoOwner]
             let detail = failure.remoteName.map(nobody.contains) == true
                 ? "the session bus is there, but no Secret Service: nothing owns \(SecretServiceNames.busName), "
                     + "and the bus could not start one; \(Self.withoutService)"

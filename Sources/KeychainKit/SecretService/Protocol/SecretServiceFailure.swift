@@ -60,7 +60,7 @@ struct SecretServiceFailure: Error {
         if let name = busError.name.map({ String(cString: $0) }), let known = Self.classify(remoteName: name) {
             self = known
         } else if let name = busError.name.map({ String(cString: $0) }), !name.hasPrefix("System.Error."),
-                  !Self.localNames.contains(name) {
+                  !SecretServiceNames.BusError.localErrnoNames.contains(name) {
             let message = busError.message.map { String(cString: $0) } ?? ""
             self.init(.unknownError(code: -result, message: message.isEmpty ? name : "\(name): \(message)"))
         } else {
@@ -84,50 +84,34 @@ struct SecretServiceFailure: Error {
         }
     }
 
-    /// Names sd-bus gives to local errnos (see sd_bus_error_set_errno);
-    /// those are classified by the errno instead.
-    private static let localNames: Set<String> = [
-        "org.freedesktop.DBus.Error.NoMemory", "org.freedesktop.DBus.Error.InvalidArgs",
-        "org.freedesktop.DBus.Error.FileNotFound", "org.freedesktop.DBus.Error.FileExists",
-        "org.freedesktop.DBus.Error.IOError", "org.freedesktop.DBus.Error.BadAddress",
-        "org.freedesktop.DBus.Error.LimitsExceeded", "org.freedesktop.DBus.Error.AddressInUse",
-        "org.freedesktop.DBus.Error.InconsistentMessage",
-    ]
-
     /// The failures a remote error name says plainly; `nil` for others.
     private static func classify(remoteName name: String) -> SecretServiceFailure? {
+        typealias Bus = SecretServiceNames.BusError
         switch name {
         case SecretServiceNames.Error.isLocked:
             return SecretServiceFailure(.interactionNotAllowed)
-        case SecretServiceNames.Error.noSuchObject,
-             "org.freedesktop.DBus.Error.UnknownObject",
-             "org.freedesktop.DBus.Error.UnknownMethod",
-             "org.freedesktop.DBus.Error.UnknownInterface":  // KeePassXC, for a deleted item
+        case SecretServiceNames.Error.noSuchObject, Bus.unknownObject, Bus.unknownMethod,
+             Bus.unknownInterface:  // KeePassXC, for a deleted item
             return SecretServiceFailure(.itemNotFound)
-        case "org.freedesktop.DBus.Error.AccessDenied",
-             "org.freedesktop.DBus.Error.AuthFailed":
+        case Bus.accessDenied, Bus.authFailed:
             return SecretServiceFailure(.missingEntitlement)
-        case SecretServiceNames.Error.noSession,
-             "org.freedesktop.DBus.Error.Disconnected":
+        case SecretServiceNames.Error.noSession, Bus.disconnected:
             return SecretServiceFailure(.serviceUnavailable, connectionLost: true, retryOnNewConnection: true)
-        case "org.freedesktop.DBus.Error.ServiceUnknown",
-             "org.freedesktop.DBus.Error.NameHasNoOwner":
+        case Bus.serviceUnknown, Bus.nameHasNoOwner:
             // The service process we talked to is gone; a new connection
             // finds its successor, or reports it unavailable at once.
             return SecretServiceFailure(.serviceUnavailable, connectionLost: true, retryOnNewConnection: true)
-        case "org.freedesktop.DBus.Error.NoReply":
+        case Bus.noReply:
             // The bus daemon's answer when the service process leaves the
             // bus before answering (measured: KeePassXC 2.7.4 crashing
-            // under concurrent writes with its automatic saving on).
+            // under rapid writes with its automatic saving on).
             return SecretServiceFailure(
                 .serviceUnavailable, connectionLost: true,
                 detail: "the Secret Service left the bus without answering: it exited or crashed")
-        case "org.freedesktop.DBus.Error.NoServer",
-             "org.freedesktop.DBus.Error.Timeout",
-             "org.freedesktop.DBus.Error.TimedOut":
+        case Bus.noServer, Bus.timeout, Bus.timedOut:
             return SecretServiceFailure(.serviceUnavailable, connectionLost: true)
         default:
-            if name.hasPrefix("org.freedesktop.DBus.Error.Spawn.") {
+            if name.hasPrefix(Bus.spawnPrefix) {
                 return SecretServiceFailure(.serviceUnavailable, connectionLost: true)
             }
             return nil
