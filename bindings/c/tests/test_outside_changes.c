@@ -334,8 +334,13 @@ TEST_ON(KT_HEARS_OTHERS, after_unobserve_returns_no_queued_change_is_delivered)
     REQUIRE(open_pair(&a, &b));
     const char *svc = kt_service();
     long_callback l = {.mutex = PTHREAD_MUTEX_INITIALIZER};
-    uint64_t token = 0;
+    uint64_t token = 0, other = 0;
     REQUIRE(CHECK_STATUS(kk_observe(a, svc, "k", run_long, &l, NULL, &token), KK_OK));
+    /* Another key observed: removing the first observer keeps the delivery
+     * thread (ending it with the last observer is tested above). */
+    event_log others;
+    log_init(&others, svc, "other");
+    REQUIRE(CHECK_STATUS(kk_observe(a, svc, "other", log_event, &others, log_destroy, &other), KK_OK));
     CHECK_STATUS(set_str(b, svc, "k", "1"), KK_OK);
     for (int waited = 0; waited < ARRIVAL_MS; waited += 5) {
         pthread_mutex_lock(&l.mutex);
@@ -354,6 +359,7 @@ TEST_ON(KT_HEARS_OTHERS, after_unobserve_returns_no_queued_change_is_delivered)
     kt_sleep_ms(600 + QUIET_MS);
     CHECK_EQ(l.calls, 1);
     CHECK_EQ(l.started_after_unobserve, 0);
+    CHECK_EQ(count(&others, KK_EVENT_CHANGED), 0);
     CHECK_STATUS(kk_remove(b, svc, "k"), KK_OK);
     kk_close(b);
     kk_close(a);

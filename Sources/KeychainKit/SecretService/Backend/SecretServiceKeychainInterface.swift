@@ -23,7 +23,12 @@ public typealias SystemKeychainInterface = SecretServiceKeychainInterface
 /// holding its value. Items in a locked collection are left alone.
 ///
 /// Secrets cross the bus encrypted (`dh-ietf1024-sha256-aes128-cbc-pkcs7`)
-/// unless the service offers only `plain`.
+/// unless the service offers only `plain` and ``transfer`` allows it.
+///
+/// Nothing the bus says is taken on trust (see RELIABILITY.md's threat
+/// model): a secret is returned, overwritten or deleted only for an item
+/// whose attributes were read and compared with the key (``VerifiedSearch``);
+/// change signals count only from the service's owner (``SignalSenders``).
 ///
 /// Reads are causally fresh: a read that starts after another process's
 /// write was acknowledged sees it. What earlier searches found for a key —
@@ -43,8 +48,9 @@ public typealias SystemKeychainInterface = SecretServiceKeychainInterface
 /// items (KeePassXC hides every item of a locked database); otherwise it is
 /// locked too. Confirmation prompts (KeePassXC's, for every create and
 /// delete) are completed. No session bus or no provider is
-/// ``KeychainError/serviceUnavailable``. Every D-Bus call is bounded by
-/// ``timeout``, every prompt by ``timeout`` or ``promptTimeout``. The connection is opened on first use, re-opened
+/// ``KeychainError/serviceUnavailable``. Every operation is bounded by
+/// ``timeout`` for all its calls together, every prompt by ``timeout`` or
+/// ``promptTimeout``. The connection is opened on first use, re-opened
 /// after the service restarts, and re-opened by a fork()ed child, which
 /// never uses its parent's connection.
 public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Sendable {
@@ -60,7 +66,9 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// The D-Bus address of the bus to use, or `nil` for the session bus.
     public let busAddress: String?
 
-    /// The bound on each call to the service.
+    /// The bound on each operation: all its calls to the service together
+    /// (waits for a person aside; a listing gets 1/1000 of it more per
+    /// item found).
     public let timeout: Duration
 
     /// Whether operations may show the service's unlock prompt.
