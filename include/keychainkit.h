@@ -200,8 +200,8 @@ typedef struct kk_keychain kk_keychain;
  *  the content of answers. A secret is returned, overwritten or deleted
  *  only for an item whose attributes the library read and compared byte
  *  for byte with the key; items a loosely matching service answers with
- *  are ignored (never deleted) and named in kk_error_message(), also after
- *  a KK_ENOTFOUND. Object paths outside /org/freedesktop/secrets, replies
+ *  are ignored (never deleted) and counted in kk_error_message(), also
+ *  after a KK_ENOTFOUND. Object paths outside /org/freedesktop/secrets, replies
  *  of the wrong type and a search for one key answered with more than 256
  *  items are KK_EUNKNOWN ("a server fault"). Change signals count only
  *  from the service's owner; file descriptors in messages are refused. A
@@ -230,8 +230,8 @@ typedef enum kk_transfer_policy {
      *  exchange, then AES-128-CBC), and plain only where the service offers
      *  nothing else, as libsecret does: the default. gnome-keyring, KWallet
      *  and KeePassXC all offer encryption; a plain fallback is never
-     *  silent (kk_transfer_encrypted(), and every failure's
-     *  kk_error_message() says so). */
+     *  silent: kk_transfer_encrypted() tells, and kk_error_message() says
+     *  so after an operation that has no other detail to give. */
     KK_TRANSFER_PREFER_ENCRYPTED = 0,
     /** Encrypted only: with a service that offers only plain transfer,
      *  every operation returns KK_EDENIED, and kk_error_message() says why.
@@ -261,9 +261,10 @@ typedef struct kk_secret_service_options {
      *  collection. Copied at open. */
     const char *collection;
     /** The bound on each operation, in milliseconds: all its requests to
-     *  the service together (since 0.7; each request alone before), waits
-     *  for a person aside; a listing gets 1/1000 of it more per item found.
-     *  0 means the default, 5000. */
+     *  the service together once connected (since 0.7; each request alone
+     *  before; connecting is bounded by it step by step), waits for a
+     *  person aside; a listing gets 1/1000 of it more per item found. 0
+     *  means the default, 5000. */
     unsigned int timeout_ms;
     /** Whether operations may show the service's unlock prompt. */
     kk_prompt_policy prompts;
@@ -662,12 +663,14 @@ KK_API kk_status kk_observe(kk_keychain *kc, const char *service, const char *ac
 /** Removes the observer `token` of `kc`. Returns KK_OK, or KK_EINVAL when kc
  *  is NULL or the token is unknown or already removed.
  *
- *  Once it returns, no call of that callback begins — not on this thread
- *  (a callback removing another observer of the change being delivered:
- *  the other is not called) and not on the delivery thread (whose changes
- *  still queued are not delivered to it). A call already begun on another
- *  thread is not waited for: it may still complete, and `destroy` runs
- *  after it. Removing the handle's last observer ends its delivery thread
+ *  Once it returns, no further call of that callback is started: a
+ *  notification checks, under the library's lock, that each callback is
+ *  still registered just before calling it, so a callback removed by
+ *  another callback of the change being delivered is not called, and the
+ *  delivery thread's queued changes are not delivered to it. A call that
+ *  another thread had already started — or was starting just as
+ *  kk_unobserve() ran — is not waited for: it may still run, and `destroy`
+ *  runs after it. Removing the handle's last observer ends its delivery thread
  *  and, like kk_close(), waits until it has (a callback it runs included),
  *  unless called from such a callback: do not hold a lock that a callback
  *  takes while removing the last observer. Thread-safe. */

@@ -7,12 +7,13 @@
 /// whatever it captured) when it is cancelled and no notification that
 /// started before is still running it.
 ///
-/// Once ``remove(_:)`` or ``removeAll()`` returns, a removed handler never
-/// begins again: a notification checks, under the lock, that each handler
-/// is still registered just before calling it, so a handler removed by an
-/// earlier one of the same notification, or by another thread while the
-/// notification runs, is not called. A call already begun on another
-/// thread is not waited for (it finishes; the handler is released after).
+/// Once ``remove(_:)`` or ``removeAll()`` returns, no further call of a
+/// removed handler is started: a notification checks, under the lock, that
+/// each handler is still registered just before calling it, so a handler
+/// removed by an earlier one of the same notification, or by another
+/// thread while the notification runs, is not called. A call another
+/// thread had already started (or was starting just then) is not waited
+/// for: it finishes, and the handler is released after.
 final class KeychainObservers: Sendable {
 
     typealias Handler = @Sendable (KeychainChange) -> Void

@@ -80,6 +80,13 @@ class Fake:
         skip = {self.owner(), self.connection.unique_name}
         return [name for name in reply.body[0] if name.startswith(":") and name not in skip]
 
+    def forge_many(self, path: str, interface: str, member: str, arguments: List[str]) -> None:
+        """Broadcasts `member(o argument)` from `path` as this peer, once per
+        argument, then waits until the bus has routed them."""
+        for argument in arguments:
+            self.connection.send(new_signal(DBusAddress(path, interface=interface), member, "o", (argument,)))
+        self.connection.send_and_get_reply(new_method_call(_BUS, "GetId"), timeout=30)
+
     def forge(self, path: str, interface: str, member: str, argument: str) -> None:
         """Sends the signal `member(o argument)` from `path` as this peer:
         once broadcast, and once to each other peer alone (a unicast signal

@@ -22,7 +22,7 @@ extension SecretServiceKeychainInterface: AttributeItemStore {
         try validate(attributes)
         return try withConnection { connection throws(SecretServiceFailure) in
             try requireNoHiddenCollections(on: connection)
-            let found = try connection.client.verifiedSearch(attributes, cap: VerifiedSearch.keyedCap)
+            let found = try connection.client.verifiedSearch(attributes, cap: nil)  // a listing: any number of matches
             if found.unlocked.isEmpty && found.lockedPaths.isEmpty {
                 try requireNoHiddenCollections(on: connection, asking: true)
             }

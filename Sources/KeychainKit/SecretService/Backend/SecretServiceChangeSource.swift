@@ -46,7 +46,7 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
     private let timeoutMicroseconds: UInt64
     private let ownWrites: OwnWrites
     private let senders = SignalSenders()
-    private lazy var heard = HeardSignals.queue(trusting: senders)
+    private lazy var heard = HeardSignals.queue(trusting: senders) { [unowned self] path in self.keyOfPath[path] != nil }
     /// The watcher's connection, and the calls it makes on it.
     private var client: SecretServiceClient?
     private var reconnectAt: Deadline?
@@ -114,14 +114,16 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
         }
         client.bus.wait(orReadable: wake, atMost: backlog.isEmpty ? nextDue ?? 1_000_000 : 0)
         do throws(SecretServiceFailure) {
-            try client.bus.handlePendingSignals()
-            ownWrites.caughtUp()
+            // Stopped short (a peer keeps sending), the rest waits on the
+            // socket for the next round: nothing is lost.
+            if try client.bus.handlePendingSignals() { ownWrites.caughtUp() }
         } catch {
             // The bus went away: changes may be missed until it is back.
             drop()
             missedChanges = true
         }
-        backlog += heard.take()
+        // An announcement already waiting is not added again.
+        for signal in heard.take() where !(signal.isAnnouncement && backlog.contains(signal)) { backlog.append(signal) }
         if backlog.count > HeardSignals.capacity { backlog = [HeardSignals.overflow] }
         classifyBacklog(keys, on: client)
         reconsiderHeld(keys)
@@ -134,7 +136,9 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
         var resolves = 0
         var classified = 0
         for signal in backlog {
-            if case let .itemChanged(path, _) = signal.kind, keyOfPath[path] == nil, !unobservedPaths.contains(path) {
+            // A call each: resolving an unknown path, verifying an announcement.
+            if case let .itemChanged(path, announced) = signal.kind,
+               announced || keyOfPath[path] == nil && !unobservedPaths.contains(path) {
                 if resolves == Self.resolvesPerWait { break }
                 resolves += 1
             }
@@ -196,7 +200,7 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
             guard let found = try? client.verifiedSearch(
                 [Names.Attribute.service: key.service, Names.Attribute.account: key.account], cap: VerifiedSearch.keyedCap)
             else { return }
-            for path in found.unlocked.map(\.id) + found.lockedPaths { keyOfPath[path] = key }
+            for item in found.unlocked + found.locked { keyOfPath[item.id] = key }  // verified ones only
             searchedKeys.insert(key)
         }
     }
@@ -246,8 +250,9 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
         // Gone, or unreadable: nothing to report as a change of its secret.
         guard let modified = try? client.itemModified(at: path) else { return false }
         let now = UInt64(max(0, time(nil)))
+        let age = now > modified ? now - modified : 0  // the service's clock is not trusted to be sane
         let earlier = announcedModified[path]
-        let believed = modified + 1 >= now || (earlier.map { modified > $0 } ?? (modified + 10 >= now))
+        let believed = age <= 1 || (earlier.map { modified > $0 } ?? (age <= 10))
         if believed {
             if announcedModified.count >= 4096 { announcedModified.removeAll() }
             announcedModified[path] = modified
@@ -262,11 +267,15 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
             searchedKeys.removeAll()
             unobservedPaths.removeAll()
             if everythingDue == nil { everythingDue = Deadline(after: Self.coalescingMicroseconds) }
-        case let .itemChanged(path, announced):
-            if !announced { unobservedPaths.remove(path) }  // its attributes may name another key now
+        case let .itemChanged(path, true):
+            // Anyone's: only of an item known to be an observed key's, and
+            // only when its Modified says so.
+            guard let key = keyOfPath[path], recentlyModified(path, on: client) else { return }
+            judge(Heard(key: key, deleted: false, path: path, sender: signal.sender, announced: true), heldUntil: nil)
+        case let .itemChanged(path, false):
+            unobservedPaths.remove(path)  // its attributes may name another key now
             guard let key = key(of: path, keys, on: client) else { return }
-            if announced && !recentlyModified(path, on: client) { return }
-            judge(Heard(key: key, deleted: false, path: path, sender: signal.sender, announced: announced), heldUntil: nil)
+            judge(Heard(key: key, deleted: false, path: path, sender: signal.sender, announced: false), heldUntil: nil)
         case let .itemDeleted(path):
             guard let key = keyOfPath[path] else { return }
             judge(Heard(key: key, deleted: true, path: path, sender: signal.sender, announced: false), heldUntil: nil)
@@ -345,6 +354,12 @@ enum HeardSignals {
         }
         let kind: Kind
         let sender: String?
+
+        /// Whether it is a KeychainKit writer's announcement.
+        var isAnnouncement: Bool {
+            if case .itemChanged(_, true) = kind { return true }
+            return false
+        }
     }
 
     /// Signals kept at most; beyond, they collapse into one `everything`.
@@ -354,10 +369,15 @@ enum HeardSignals {
 
     /// A queue of the signals that matter to a watcher, from the senders
     /// that may send them (``ServiceSignal``); it follows the service's
-    /// owner as the bus announces it.
-    static func queue(trusting senders: SignalSenders) -> SignalQueue<Signal> {
-        SignalQueue(capacity: capacity, overflow: overflow) { message in
-            ServiceSignal(message, senders: senders).flatMap(kind).map { Signal(kind: $0, sender: SignalSenders.sender(of: message)) }
+    /// owner as the bus announces it. KeychainKit's announcements, which
+    /// anyone may send, are kept only for paths `known` says are observed
+    /// items, at most one pending per path: a flood of forged ones can
+    /// neither fill the queue nor make it overflow into "everything".
+    static func queue(trusting senders: SignalSenders, known: @escaping (String) -> Bool) -> SignalQueue<Signal> {
+        SignalQueue(capacity: capacity, overflow: overflow, collapsible: \.isAnnouncement) { message in
+            guard let signal = ServiceSignal(message, senders: senders), let kind = kind(of: signal) else { return nil }
+            if case let .itemChanged(path, true) = kind, !known(path) { return nil }
+            return Signal(kind: kind, sender: SignalSenders.sender(of: message))
         }
     }
 

@@ -169,7 +169,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
                     // Every change announced before this read began arrived
                     // before that reply: P is still the key's item unless
                     // one of them says otherwise.
-                    try connection.client.bus.handlePendingSignals()
+                    try connection.catchUp()
                     if try entry(for: key, on: connection) == .item(path: path) { return value }
                     value.wipe()
                 } catch let failure where failure.error == .itemNotFound {
@@ -429,7 +429,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
                         if let name = open.client.bus.uniqueName { ownWrites.sending(as: name) }
                     }
                     open.client.bus.beginOperation(lasting: timeoutMicroseconds)
-                    try open.client.bus.handlePendingSignals()
+                    try open.catchUp()
                     defer {
                         if let note = open.client.takeNote() ?? (open.client.transfersEncrypted ? nil : TransferSession.plainNote) {
                             FailureDetail.set(note)
@@ -495,7 +495,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         for key: KeychainAttributes, on connection: KeyedConnection
     ) throws(SecretServiceFailure) -> ItemPathCache.Entry? {
         guard try entry(for: key, on: connection) != nil else { return nil }
-        try connection.client.bus.synchronize()
+        try connection.synchronize()
         return try entry(for: key, on: connection)
     }
 

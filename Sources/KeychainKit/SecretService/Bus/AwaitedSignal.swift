@@ -1,9 +1,5 @@
 import CSDBus
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 extension BusConnection {
 
     /// Sends `message`, then waits until a signal matching `rule` arrives,
@@ -22,18 +18,7 @@ extension BusConnection {
         if installed < 0 { throw SecretServiceFailure(errno: -installed, operation: "subscribing to a signal") }
         defer { sd_bus_slot_unref(slot) }
         _ = try call(message)
-        let deadline = Deadline(after: limit)
-        while awaited.message == nil {
-            let processed = sd_bus_process(raw, nil)
-            if processed < 0 { throw SecretServiceFailure(errno: -processed, operation: "reading from the bus") }
-            if awaited.message != nil { break }
-            guard let left = deadline.remaining else { return nil }  // checked while messages keep coming too
-            if processed > 0 { continue }
-            let waited = sd_bus_wait(raw, left)
-            if waited < 0 && waited != -EINTR {
-                throw SecretServiceFailure(errno: -waited, operation: "waiting on the bus")
-            }
-        }
+        guard try process(until: Deadline(after: limit), { awaited.message != nil }) else { return nil }
         return awaited.message
     }
 }

@@ -136,12 +136,14 @@ final class BusConnection {
         operationDeadline = Deadline(after: microseconds)
     }
 
-    /// Gives the operation in progress `microseconds` more from now (after
-    /// waiting on a person, or for a listing of many items).
+    /// Gives the operation in progress `microseconds` more (after waiting
+    /// on a person, or for a listing of many items), and at least that much
+    /// from now.
     func extendOperation(by microseconds: UInt64) {
         guard let deadline = operationDeadline else { return }
-        operationMicroseconds = operationMicroseconds &+ microseconds
-        operationDeadline = Deadline.later(deadline, Deadline(after: microseconds))
+        let (total, overflow) = operationMicroseconds.addingReportingOverflow(microseconds)
+        operationMicroseconds = overflow ? .max : total
+        operationDeadline = Deadline.later(deadline.extended(by: microseconds), Deadline(after: microseconds))
     }
 
     /// Sends `message` and waits for its reply: at most the timeout, and
@@ -163,19 +165,9 @@ final class BusConnection {
             sd_bus_call_async(bus, &slot, message.raw, keepFirstMessage, Unmanaged.passUnretained(awaited).toOpaque(), limit),
             "sending a D-Bus call")
         defer { sd_bus_slot_unref(slot) }  // forgets a reply that never came
-        let deadline = Deadline(after: limit)
-        while awaited.message == nil {
-            let processed = sd_bus_process(bus, nil)
-            try Self.check(processed, "reading from the bus")
-            if awaited.message != nil { break }
-            guard let left = deadline.remaining else {
-                throw timedOut(message, operation: limit < timeoutMicroseconds)
-            }
-            if processed > 0 { continue }
-            let waited = sd_bus_wait(bus, left)
-            if waited < 0 && waited != -EINTR { try Self.check(waited, "waiting on the bus") }
+        guard try process(until: Deadline(after: limit), { awaited.message != nil }), let reply = awaited.message else {
+            throw timedOut(message, operation: limit < timeoutMicroseconds)
         }
-        let reply = awaited.message!
         if let error = sd_bus_message_get_error(reply.raw) {
             if sd_bus_error_has_name(error, SecretServiceNames.BusError.noReply) > 0,
                error.pointee.message.map({ String(cString: $0) }) == SecretServiceNames.BusError.timedOutMessage {
@@ -265,27 +257,49 @@ final class BusConnection {
     }
 
     /// Handles every signal routed to us before this call began: a round
-    /// trip to the bus daemon, then ``handlePendingSignals()``.
-    func synchronize() throws(SecretServiceFailure) {
+    /// trip to the bus daemon, then ``handlePendingSignals()``; `false` when
+    /// that stopped short.
+    @discardableResult
+    func synchronize() throws(SecretServiceFailure) -> Bool {
         let names = SecretServiceNames.Bus.self
         _ = try call(try methodCall(names.name, names.path, names.interface, names.getID))
-        try handlePendingSignals()
+        return try handlePendingSignals()
+    }
+
+    /// Handles incoming messages, waiting on the socket between them, until
+    /// `done()` holds (then `true`) or `deadline` passes (`false`). The
+    /// deadline is checked after every message, so a peer that keeps
+    /// sending cannot hold the caller past it.
+    func process(
+        until deadline: Deadline, _ done: () throws(SecretServiceFailure) -> Bool
+    ) throws(SecretServiceFailure) -> Bool {
+        while true {
+            if try done() { return true }
+            let processed = sd_bus_process(bus, nil)
+            try Self.check(processed, "reading from the bus")
+            if try done() { return true }
+            guard let left = deadline.remaining else { return false }
+            if processed > 0 { continue }
+            let waited = sd_bus_wait(bus, left)
+            if waited < 0 && waited != -EINTR { try Self.check(waited, "waiting on the bus") }
+        }
     }
 
     /// Messages ``handlePendingSignals()`` handles at most in one call.
     static let pendingLimit = 4096
 
     /// Handles every message already received or waiting on the socket,
-    /// without blocking (signals go to the receiver). Past
-    /// ``pendingLimit`` messages (a peer keeps sending) it stops, and tells
-    /// the receiver it missed some (``BusSignalReceiver/overflowed()``).
-    func handlePendingSignals() throws(SecretServiceFailure) {
+    /// without blocking (signals go to the receiver), and returns `true`.
+    /// Past ``pendingLimit`` messages (a peer keeps sending) it stops and
+    /// returns `false`: the rest stays queued, unread, for the next call.
+    @discardableResult
+    func handlePendingSignals() throws(SecretServiceFailure) -> Bool {
         for _ in 0..<Self.pendingLimit {
             let result = sd_bus_process(bus, nil)
-            if result == 0 { return }
+            if result == 0 { return true }
             try Self.check(result, "reading from the bus")
         }
-        receiver.overflowed()
+        return false
     }
 
     // MARK: Internals
@@ -293,19 +307,14 @@ final class BusConnection {
     /// Drives authentication and `Hello` until the bus is ready for calls,
     /// waiting at most until `deadline` (sd-bus's own wait is unbounded).
     private func waitUntilReady(_ deadline: Deadline) throws(SecretServiceFailure) {
-        while true {
+        let ready = try process(until: deadline) { () throws(SecretServiceFailure) in
             let ready = sd_bus_is_ready(bus)
             try Self.check(ready, "connecting to the bus")
-            if ready > 0 { return }
-            let processed = sd_bus_process(bus, nil)
-            try Self.check(processed, "connecting to the bus")
-            guard let left = deadline.remaining else {  // checked while messages keep coming too
-                throw SecretServiceFailure(
-                    .serviceUnavailable, connectionLost: true, detail: "the bus did not let us in within the timeout")
-            }
-            if processed > 0 { continue }
-            let waited = sd_bus_wait(bus, left)
-            if waited < 0 && waited != -EINTR { try Self.check(waited, "waiting on the bus") }
+            return ready > 0
+        }
+        guard ready else {
+            throw SecretServiceFailure(
+                .serviceUnavailable, connectionLost: true, detail: "the bus did not let us in within the timeout")
         }
     }
 
@@ -318,9 +327,6 @@ final class BusConnection {
 protocol BusSignalReceiver: AnyObject {
     /// Called with each signal (borrowed for the call), in order.
     func receive(_ signal: OpaquePointer)
-
-    /// Called when signals may have been missed (too many kept arriving).
-    func overflowed()
 }
 
 /// The session bus's address, as sd-bus's `sd_bus_open_user` finds it:

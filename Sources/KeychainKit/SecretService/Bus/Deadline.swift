@@ -17,6 +17,17 @@ struct Deadline {
         a.microseconds <= b.microseconds ? a : b
     }
 
+    /// This deadline, `duration` microseconds later (the latest there can be
+    /// when that overflows).
+    func extended(by duration: UInt64) -> Deadline {
+        let (later, overflow) = microseconds.addingReportingOverflow(duration)
+        return Deadline(at: overflow ? .max : later)
+    }
+
+    private init(at microseconds: UInt64) {
+        self.microseconds = microseconds
+    }
+
     /// The later of `a` and `b`.
     static func later(_ a: Deadline, _ b: Deadline) -> Deadline {
         a.microseconds >= b.microseconds ? a : b

@@ -5,32 +5,37 @@
 /// An element equal to the last one pending is dropped: KeePassXC repeats
 /// each item signal dozens of times (on the collection's path and the
 /// alias's, ~50 signals for one store), which would otherwise fill the
-/// queue. Bounded: past `capacity` pending elements, they collapse into one
-/// `overflow` element (for example "anything may have changed").
+/// queue. An element `collapsible` says so of is dropped when an equal one
+/// is pending anywhere (signals anyone may send: a flood of them costs one
+/// element each of the few they can name). Bounded: past `capacity`
+/// pending elements, they collapse into one `overflow` element (for example
+/// "anything may have changed").
 final class SignalQueue<Element: Equatable>: BusSignalReceiver {
 
     private let capacity: Int
     private let overflow: Element
     private let element: (OpaquePointer) -> Element?
+    private let collapsible: (Element) -> Bool
     private var pending: [Element] = []
 
-    init(capacity: Int, overflow: Element, element: @escaping (OpaquePointer) -> Element?) {
+    init(
+        capacity: Int, overflow: Element, collapsible: @escaping (Element) -> Bool = { _ in false },
+        element: @escaping (OpaquePointer) -> Element?
+    ) {
         self.capacity = capacity
         self.overflow = overflow
+        self.collapsible = collapsible
         self.element = element
     }
 
     func receive(_ signal: OpaquePointer) {
         guard let element = element(signal), element != pending.last else { return }
+        if collapsible(element) && pending.contains(element) { return }
         if pending.count >= capacity {
             pending = [overflow]
             return
         }
         pending.append(element)
-    }
-
-    func overflowed() {
-        pending = [overflow]
     }
 
     /// The elements received since the last call.

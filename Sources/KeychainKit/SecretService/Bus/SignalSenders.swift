@@ -13,7 +13,8 @@ import CSDBus
 ///
 /// KeychainKit's own `SecretChanged` announcement comes from whichever
 /// process wrote, so it cannot be authenticated by its sender; its readers
-/// treat it as a hint and verify it against the service (see
+/// treat it as a hint, only about items known to be observed, at most one
+/// pending per item, and verify it against the service (see
 /// ``SecretServiceChangeSource``).
 ///
 /// Not thread-safe: it belongs to one connection, used by the thread that

@@ -28,9 +28,9 @@ struct VerifiedSearch {
     /// The object paths of every locked item that may match.
     var lockedPaths: [String] { locked.map(\.id) + unverifiedLocked }
 
-    /// The most items one search for a key (or an attribute lookup) may
-    /// return; more is a server fault, reported at once rather than read
-    /// one by one. Listings of a service have no such cap.
+    /// The most items one search for a key may return; more is a server
+    /// fault, reported at once rather than read one by one. Listings (of a
+    /// service, or by attributes) have no such cap.
     static let keyedCap = 256
 }
 
@@ -52,7 +52,8 @@ extension SecretServiceClient {
         try SecretServiceNames.requireServiceObjects(unlocked + locked)
         if cap == nil {
             // A listing: each item found costs a call; its time grows with them.
-            bus.extendOperation(by: bus.timeoutMicroseconds / 1000 * UInt64(unlocked.count + locked.count))
+            let (more, overflow) = (bus.timeoutMicroseconds / 1000).multipliedReportingOverflow(by: UInt64(unlocked.count + locked.count))
+            bus.extendOperation(by: overflow ? .max : more)
         }
         var found = VerifiedSearch()
         for path in unlocked {
