@@ -53,13 +53,13 @@ final class KeyedConnection {
     /// when too many kept coming to handle them all, the cache starts over,
     /// since it can no longer know it heard every change.
     func catchUp() throws(SecretServiceFailure) {
-        if !(try client.bus.handlePendingSignals()) { cache.apply(.everything) }
+        if !(try client.handlePendingSignals()) { cache.apply(.everything) }
     }
 
     /// ``catchUp()`` after a round trip to the bus daemon, which orders
     /// every signal routed before it (``BusConnection/synchronize()``).
     func synchronize() throws(SecretServiceFailure) {
-        if !(try client.bus.synchronize()) { cache.apply(.everything) }
+        if !(try client.synchronize()) { cache.apply(.everything) }
     }
 
     /// Applies the changes handled so far to the cache.

@@ -116,7 +116,7 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
         do throws(SecretServiceFailure) {
             // Stopped short (a peer keeps sending), the rest waits on the
             // socket for the next round: nothing is lost.
-            if try client.bus.handlePendingSignals() { ownWrites.caughtUp() }
+            if try client.handlePendingSignals() { ownWrites.caughtUp() }
         } catch {
             // The bus went away: changes may be missed until it is back.
             drop()
@@ -158,12 +158,11 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
         if let client { return client }
         if let reconnectAt, reconnectAt.remaining != nil { return nil }
         do throws(SecretServiceFailure) {
-            let opened = try BusConnection.open(
-                address: busAddress, timeoutMicroseconds: timeoutMicroseconds,
+            let opened = try SecretServiceClient.watching(
+                busAddress: busAddress, timeoutMicroseconds: timeoutMicroseconds,
                 subscribing: Names.outsideChangeMatchRules, to: heard)
-            // Asked after subscribing: a later change of owner is heard.
-            senders.serviceOwner = try opened.owner(of: Names.busName)
-            client = SecretServiceClient(watching: opened)
+            senders.serviceOwner = opened.owner
+            client = opened.client
             reconnectAt = nil
         } catch {
             reconnectAt = Deadline(after: Self.reconnectMicroseconds)
@@ -377,7 +376,7 @@ enum HeardSignals {
         SignalQueue(capacity: capacity, overflow: overflow, collapsible: \.isAnnouncement) { message in
             guard let signal = ServiceSignal(message, senders: senders), let kind = kind(of: signal) else { return nil }
             if case let .itemChanged(path, true) = kind, !known(path) { return nil }
-            return Signal(kind: kind, sender: SignalSenders.sender(of: message))
+            return Signal(kind: kind, sender: message.sender)
         }
     }
 

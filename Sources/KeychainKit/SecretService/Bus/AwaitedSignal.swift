@@ -9,13 +9,13 @@ extension BusConnection {
     /// meanwhile go to the connection's receiver as usual.
     func call(
         _ message: BusMessage, thenAwait rule: String, atMost limit: UInt64
-    ) throws(SecretServiceFailure) -> BusMessage? {
+    ) throws(BusFailure) -> BusMessage? {
         let awaited = AwaitedMessage()
         var slot: OpaquePointer?
         let installed = rule.withCString {
             sd_bus_add_match_async(raw, &slot, $0, keepFirstMessage, nil, Unmanaged.passUnretained(awaited).toOpaque())
         }
-        if installed < 0 { throw SecretServiceFailure(errno: -installed, operation: "subscribing to a signal") }
+        try BusFailure.check(installed, "subscribing to a signal")
         defer { sd_bus_slot_unref(slot) }
         _ = try call(message)
         guard try process(until: Deadline(after: limit), { awaited.message != nil }) else { return nil }

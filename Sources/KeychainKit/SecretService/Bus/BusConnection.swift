@@ -72,14 +72,16 @@ final class BusConnection {
     /// `rules`, all within `timeoutMicroseconds`.
     static func open(
         address: String?, timeoutMicroseconds: UInt64, subscribing rules: [String], to receiver: BusSignalReceiver
-    ) throws(SecretServiceFailure) -> BusConnection {
+    ) throws(BusFailure) -> BusConnection {
         let deadline = Deadline(after: timeoutMicroseconds)
         guard let address = address ?? sessionBusAddress() else {
-            throw SecretServiceFailure(.serviceUnavailable, connectionLost: true, detail: "no session bus: neither DBUS_SESSION_BUS_ADDRESS nor XDG_RUNTIME_DIR is set")
+            throw BusFailure(
+                .noBus, code: ENOENT, message: "no session bus: neither DBUS_SESSION_BUS_ADDRESS nor XDG_RUNTIME_DIR is set",
+                operation: "connecting to the bus")
         }
         var opened: OpaquePointer?
-        try Self.check(sd_bus_new(&opened), "creating a bus connection")
-        guard let bus = opened else { throw SecretServiceFailure(.serviceUnavailable) }
+        try BusFailure.check(sd_bus_new(&opened), "creating a bus connection")
+        guard let bus = opened else { throw BusFailure.system(ENOMEM, "creating a bus connection") }
         // No file descriptors: the bus daemon then refuses to pass us any
         // message that carries one (a peer could otherwise fill our file
         // table with the signals it sends us).
@@ -88,7 +90,7 @@ final class BusConnection {
         let result = started ? sd_bus_start(bus) : -EINVAL
         guard result >= 0 else {
             sd_bus_close_unref(bus)
-            throw SecretServiceFailure(errno: -result, operation: "connecting to the bus")
+            throw BusFailure.system(-result, "connecting to the bus")
         }
         let connection = BusConnection(bus: opened!, timeoutMicroseconds: timeoutMicroseconds, receiver: receiver)
         connection.socket = sd_bus_get_fd(opened!)
@@ -102,7 +104,7 @@ final class BusConnection {
                     connection.bus, nil, $0, deliverSignal, nil,
                     Unmanaged.passUnretained(connection).toOpaque())
             }
-            try Self.check(result, "subscribing to signals")
+            try BusFailure.check(result, "subscribing to signals")
         }
         return connection
     }
@@ -112,12 +114,10 @@ final class BusConnection {
     /// A new method call to `member` of `interface` at `path` of `destination`.
     func methodCall(
         _ destination: String, _ path: String, _ interface: String, _ member: String
-    ) throws(SecretServiceFailure) -> BusMessage {
+    ) throws(BusFailure) -> BusMessage {
         var message: OpaquePointer?
         let result = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
-        guard result >= 0, let message else {
-            throw SecretServiceFailure(errno: -result, operation: "creating a D-Bus call")
-        }
+        guard result >= 0, let message else { throw BusFailure.system(-result, "creating a D-Bus call") }
         return BusMessage(owning: message)
     }
 
@@ -153,7 +153,7 @@ final class BusConnection {
     /// to the receiver, which keeps a bounded summary), never queued whole:
     /// a peer flooding us with signals during a call costs time, not
     /// memory, and the deadline is checked after each one.
-    func call(_ message: BusMessage) throws(SecretServiceFailure) -> BusMessage {
+    func call(_ message: BusMessage) throws(BusFailure) -> BusMessage {
         var limit = timeoutMicroseconds
         if let operationDeadline {
             guard let left = operationDeadline.remaining else { throw timedOut(message, operation: true) }
@@ -161,7 +161,7 @@ final class BusConnection {
         }
         let awaited = AwaitedMessage()
         var slot: OpaquePointer?
-        try Self.check(
+        try BusFailure.check(
             sd_bus_call_async(bus, &slot, message.raw, keepFirstMessage, Unmanaged.passUnretained(awaited).toOpaque(), limit),
             "sending a D-Bus call")
         defer { sd_bus_slot_unref(slot) }  // forgets a reply that never came
@@ -175,29 +175,33 @@ final class BusConnection {
                 // daemon's NoReply, the callee left the bus, is classified.)
                 throw timedOut(message, operation: limit < timeoutMicroseconds)
             }
-            throw SecretServiceFailure(result: -sd_bus_error_get_errno(error), busError: error.pointee)
+            throw BusFailure(
+                .remote, code: sd_bus_error_get_errno(error), name: error.pointee.name.map { String(cString: $0) },
+                message: error.pointee.message.map { String(cString: $0) } ?? "",
+                operation: "calling \(message.member ?? "a method")")
         }
         return reply
     }
 
     /// The failure of a call that got no answer in time, naming the call,
     /// whom it went to and how long it waited.
-    private func timedOut(_ message: BusMessage, operation: Bool) -> SecretServiceFailure {
+    private func timedOut(_ message: BusMessage, operation: Bool) -> BusFailure {
         let member = message.member ?? "a call"
-        let destination = sd_bus_message_get_destination(message.raw).map { String(cString: $0) } ?? "the bus"
+        let destination = message.destination ?? "the bus"
         let waited = operation
             ? "the operation's deadline (\(operationMicroseconds / 1000) ms in all) passed"
             : "no answer within \(timeoutMicroseconds / 1000) ms"
-        return SecretServiceFailure(
-            .serviceUnavailable, connectionLost: !operation,
-            detail: "\(member) to \(destination): \(waited); the bus is there, the service did not answer in time")
+        return BusFailure(
+            .noAnswer(wholeOperation: operation), code: ETIMEDOUT,
+            message: "\(member) to \(destination): \(waited); the bus is there, the service did not answer in time",
+            operation: "calling \(member)")
     }
 
     /// A new method call to `member` of `interface` at `path` of
     /// `destination` that must not start a service by D-Bus activation.
     func serviceCall(
         _ destination: String, _ path: String, _ interface: String, _ member: String
-    ) throws(SecretServiceFailure) -> BusMessage {
+    ) throws(BusFailure) -> BusMessage {
         let message = try methodCall(destination, path, interface, member)
         _ = sd_bus_message_set_auto_start(message.raw, 0)
         return message
@@ -205,29 +209,27 @@ final class BusConnection {
 
     /// The unique name of the process that owns the bus name `name`;
     /// `nil` when none does.
-    func owner(of name: String) throws(SecretServiceFailure) -> String? {
+    func owner(of name: String) throws(BusFailure) -> String? {
         let bus = SecretServiceNames.Bus.self
         let request = try methodCall(bus.name, bus.path, bus.interface, bus.getNameOwner)
         try request.append(name)
-        do throws(SecretServiceFailure) {
+        do throws(BusFailure) {
             return try call(request).readString()
-        } catch let failure where failure.remoteName == SecretServiceNames.BusError.nameHasNoOwner {
+        } catch let failure where failure.name == SecretServiceNames.BusError.nameHasNoOwner {
             return nil
         }
     }
 
     /// Sends `message` (a signal) without waiting for anything.
-    func send(_ message: BusMessage) throws(SecretServiceFailure) {
-        try Self.check(sd_bus_send(bus, message.raw, nil), "sending a signal")
+    func send(_ message: BusMessage) throws(BusFailure) {
+        try BusFailure.check(sd_bus_send(bus, message.raw, nil), "sending a signal")
     }
 
     /// A new signal `member` of `interface`, sent from `path`.
-    func signal(_ path: String, _ interface: String, _ member: String) throws(SecretServiceFailure) -> BusMessage {
+    func signal(_ path: String, _ interface: String, _ member: String) throws(BusFailure) -> BusMessage {
         var message: OpaquePointer?
         let result = sd_bus_message_new_signal(bus, &message, path, interface, member)
-        guard result >= 0, let message else {
-            throw SecretServiceFailure(errno: -result, operation: "creating a D-Bus signal")
-        }
+        guard result >= 0, let message else { throw BusFailure.system(-result, "creating a D-Bus signal") }
         return BusMessage(owning: message)
     }
 
@@ -260,7 +262,7 @@ final class BusConnection {
     /// trip to the bus daemon, then ``handlePendingSignals()``; `false` when
     /// that stopped short.
     @discardableResult
-    func synchronize() throws(SecretServiceFailure) -> Bool {
+    func synchronize() throws(BusFailure) -> Bool {
         let names = SecretServiceNames.Bus.self
         _ = try call(try methodCall(names.name, names.path, names.interface, names.getID))
         return try handlePendingSignals()
@@ -271,17 +273,17 @@ final class BusConnection {
     /// deadline is checked after every message, so a peer that keeps
     /// sending cannot hold the caller past it.
     func process(
-        until deadline: Deadline, _ done: () throws(SecretServiceFailure) -> Bool
-    ) throws(SecretServiceFailure) -> Bool {
+        until deadline: Deadline, _ done: () throws(BusFailure) -> Bool
+    ) throws(BusFailure) -> Bool {
         while true {
             if try done() { return true }
             let processed = sd_bus_process(bus, nil)
-            try Self.check(processed, "reading from the bus")
+            try BusFailure.check(processed, "reading from the bus")
             if try done() { return true }
             guard let left = deadline.remaining else { return false }
             if processed > 0 { continue }
             let waited = sd_bus_wait(bus, left)
-            if waited < 0 && waited != -EINTR { try Self.check(waited, "waiting on the bus") }
+            if waited < 0 && waited != -EINTR { try BusFailure.check(waited, "waiting on the bus") }
         }
     }
 
@@ -293,11 +295,11 @@ final class BusConnection {
     /// Past ``pendingLimit`` messages (a peer keeps sending) it stops and
     /// returns `false`: the rest stays queued, unread, for the next call.
     @discardableResult
-    func handlePendingSignals() throws(SecretServiceFailure) -> Bool {
+    func handlePendingSignals() throws(BusFailure) -> Bool {
         for _ in 0..<Self.pendingLimit {
             let result = sd_bus_process(bus, nil)
             if result == 0 { return true }
-            try Self.check(result, "reading from the bus")
+            try BusFailure.check(result, "reading from the bus")
         }
         return false
     }
@@ -306,27 +308,24 @@ final class BusConnection {
 
     /// Drives authentication and `Hello` until the bus is ready for calls,
     /// waiting at most until `deadline` (sd-bus's own wait is unbounded).
-    private func waitUntilReady(_ deadline: Deadline) throws(SecretServiceFailure) {
-        let ready = try process(until: deadline) { () throws(SecretServiceFailure) in
+    private func waitUntilReady(_ deadline: Deadline) throws(BusFailure) {
+        let ready = try process(until: deadline) { () throws(BusFailure) in
             let ready = sd_bus_is_ready(bus)
-            try Self.check(ready, "connecting to the bus")
+            try BusFailure.check(ready, "connecting to the bus")
             return ready > 0
         }
         guard ready else {
-            throw SecretServiceFailure(
-                .serviceUnavailable, connectionLost: true, detail: "the bus did not let us in within the timeout")
+            throw BusFailure(
+                .noAnswer(wholeOperation: false), code: ETIMEDOUT, message: "the bus did not let us in within the timeout",
+                operation: "connecting to the bus")
         }
-    }
-
-    private static func check(_ result: Int32, _ operation: String) throws(SecretServiceFailure) {
-        if result < 0 { throw SecretServiceFailure(errno: -result, operation: operation) }
     }
 }
 
 /// Receives the signals a ``BusConnection`` subscribed to.
 protocol BusSignalReceiver: AnyObject {
     /// Called with each signal (borrowed for the call), in order.
-    func receive(_ signal: OpaquePointer)
+    func receive(_ signal: ReceivedSignal)
 }
 
 /// The session bus's address, as sd-bus's `sd_bus_open_user` finds it:
@@ -356,6 +355,6 @@ private func deliverSignal(
     _ message: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ error: UnsafeMutablePointer<sd_bus_error>?
 ) -> Int32 {
     guard let message, let userdata else { return 0 }
-    Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue().receiver.receive(message)
+    Unmanaged<BusConnection>.fromOpaque(userdata).takeUnretainedValue().receiver.receive(ReceivedSignal(borrowing: message))
     return 0
 }

@@ -30,25 +30,25 @@ final class BusMessage {
     // MARK: Writing
 
     /// Appends a string (`s`) or object path (`o`).
-    func append(_ string: String, as type: Character = "s") throws(SecretServiceFailure) {
+    func append(_ string: String, as type: Character = "s") throws(BusFailure) {
         try check(string.withCString { sd_bus_message_append_basic(raw, Self.code(type), $0) })
     }
 
     /// Appends a boolean (`b`).
-    func append(_ value: Bool) throws(SecretServiceFailure) {
+    func append(_ value: Bool) throws(BusFailure) {
         var flag: Int32 = value ? 1 : 0
         try check(sd_bus_message_append_basic(raw, Self.code("b"), &flag))
     }
 
     /// Appends an array of object paths (`ao`).
-    func append(objectPaths paths: [String]) throws(SecretServiceFailure) {
-        try container("a", "o") { () throws(SecretServiceFailure) in
-            for path in paths { try append(path, as: "o") }
-        }
+    func append(objectPaths paths: [String]) throws(BusFailure) {
+        try openContainer("a", "o")
+        for path in paths { try append(path, as: "o") }
+        try closeContainer()
     }
 
     /// Appends a byte array (`ay`) of `bytes`.
-    func append(bytes: [UInt8]) throws(SecretServiceFailure) {
+    func append(bytes: [UInt8]) throws(BusFailure) {
         let result = bytes.withUnsafeBytes { buffer in
             sd_bus_message_append_array(raw, Self.code("y"), buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, buffer.count)
         }
@@ -56,31 +56,32 @@ final class BusMessage {
     }
 
     /// Appends a string dictionary (`a{ss}`), entries in the given order.
-    func append<Entries: Sequence<(key: String, value: String)>>(dictionary entries: Entries) throws(SecretServiceFailure) {
-        try container("a", "{ss}") { () throws(SecretServiceFailure) in
-            for (key, value) in entries {
-                try container("e", "ss") { () throws(SecretServiceFailure) in
-                    try append(key)
-                    try append(value)
-                }
-            }
+    func append<Entries: Sequence<(key: String, value: String)>>(dictionary entries: Entries) throws(BusFailure) {
+        try openContainer("a", "{ss}")
+        for (key, value) in entries {
+            try openContainer("e", "ss")
+            try append(key)
+            try append(value)
+            try closeContainer()
         }
+        try closeContainer()
     }
 
-    /// Writes a container of `type` (`a`, `r`, `e`, `v`) holding `contents`,
-    /// whose elements `body` appends.
-    func container(
-        _ type: Character, _ contents: String, _ body: () throws(SecretServiceFailure) -> Void
-    ) throws(SecretServiceFailure) {
+    /// Opens a container of `type` (`a`, `r`, `e`, `v`) holding `contents`;
+    /// the values appended next are its elements, until ``closeContainer()``.
+    func openContainer(_ type: Character, _ contents: String) throws(BusFailure) {
         try check(contents.withCString { sd_bus_message_open_container(raw, Self.code(type), $0) })
-        try body()
+    }
+
+    /// Closes the container opened last.
+    func closeContainer() throws(BusFailure) {
         try check(sd_bus_message_close_container(raw))
     }
 
     // MARK: Reading
 
     /// Reads a string (`s`) or object path (`o`).
-    func readString(as type: Character = "s") throws(SecretServiceFailure) -> String {
+    func readString(as type: Character = "s") throws(BusFailure) -> String {
         var pointer: UnsafePointer<CChar>?
         let result = sd_bus_message_read_basic(raw, Self.code(type), &pointer)
         guard result > 0, let pointer else { throw Self.malformed }
@@ -88,86 +89,77 @@ final class BusMessage {
     }
 
     /// Reads a boolean (`b`).
-    func readBool() throws(SecretServiceFailure) -> Bool {
+    func readBool() throws(BusFailure) -> Bool {
         var value: Int32 = 0
         guard sd_bus_message_read_basic(raw, Self.code("b"), &value) > 0 else { throw Self.malformed }
         return value != 0
     }
 
     /// Reads an unsigned 64-bit integer (`t`).
-    func readUInt64() throws(SecretServiceFailure) -> UInt64 {
+    func readUInt64() throws(BusFailure) -> UInt64 {
         var value: UInt64 = 0
         guard sd_bus_message_read_basic(raw, Self.code("t"), &value) > 0 else { throw Self.malformed }
         return value
     }
 
     /// Reads an array of object paths (`ao`).
-    func readObjectPaths() throws(SecretServiceFailure) -> [String] {
+    func readObjectPaths() throws(BusFailure) -> [String] {
         var paths: [String] = []
-        try enter("a", "o") { () throws(SecretServiceFailure) in
-            while true {
-                var pointer: UnsafePointer<CChar>?
-                let result = sd_bus_message_read_basic(raw, Self.code("o"), &pointer)
-                if result == 0 { break }
-                guard result > 0, let pointer else { throw Self.malformed }
-                paths.append(String(cString: pointer))
-            }
+        try enterContainer("a", "o")
+        while true {
+            var pointer: UnsafePointer<CChar>?
+            let result = sd_bus_message_read_basic(raw, Self.code("o"), &pointer)
+            if result == 0 { break }
+            guard result > 0, let pointer else { throw Self.malformed }
+            paths.append(String(cString: pointer))
         }
+        try exitContainer()
         return paths
     }
 
-    /// Reads a byte array (`ay`) and passes its bytes, which live in the
-    /// message, to `body`.
-    func readBytes<R>(_ body: (UnsafeRawBufferPointer) throws(SecretServiceFailure) -> R) throws(SecretServiceFailure) -> R {
+    /// Reads a byte array (`ay`): its bytes, which live in the message and
+    /// stay valid while it does.
+    func readByteArray() throws(BusFailure) -> UnsafeRawBufferPointer {
         var pointer: UnsafeRawPointer?
         var size = 0
         guard sd_bus_message_read_array(raw, Self.code("y"), &pointer, &size) > 0 else { throw Self.malformed }
-        return try body(UnsafeRawBufferPointer(start: size > 0 ? pointer : nil, count: size))
+        return UnsafeRawBufferPointer(start: size > 0 ? pointer : nil, count: size)
     }
 
     /// Reads a string dictionary (`a{ss}`).
-    func readDictionary() throws(SecretServiceFailure) -> [String: String] {
+    func readDictionary() throws(BusFailure) -> [String: String] {
         var dictionary: [String: String] = [:]
-        try enter("a", "{ss}") { () throws(SecretServiceFailure) in
-            while true {
-                let result = sd_bus_message_enter_container(raw, Self.code("e"), "ss")
-                if result == 0 { break }
-                try check(result)
-                let name = try readString()
-                dictionary[name] = try readString()
-                try check(sd_bus_message_exit_container(raw))
-            }
+        try enterContainer("a", "{ss}")
+        while try enterElement("e", "ss") {
+            let name = try readString()
+            dictionary[name] = try readString()
+            try exitContainer()
         }
+        try exitContainer()
         return dictionary
     }
 
-    /// Reads a property dictionary (`a{sv}`): calls `body` with each name,
-    /// positioned at its variant, which `body` must read or skip.
-    func forEachProperty(_ body: (String) throws(SecretServiceFailure) -> Void) throws(SecretServiceFailure) {
-        try enter("a", "{sv}") { () throws(SecretServiceFailure) in
-            while true {
-                let result = sd_bus_message_enter_container(raw, Self.code("e"), "sv")
-                if result == 0 { break }
-                try check(result)
-                try body(try readString())
-                try check(sd_bus_message_exit_container(raw))
-            }
-        }
+    /// Enters a container of `type` holding `contents`, which must come
+    /// next; its values are read until ``exitContainer()``.
+    func enterContainer(_ type: Character, _ contents: String) throws(BusFailure) {
+        guard try enterElement(type, contents) else { throw Self.malformed }
     }
 
-    /// Reads a container of `type` holding `contents` with `body`.
-    func enter<R>(
-        _ type: Character, _ contents: String, _ body: () throws(SecretServiceFailure) -> R
-    ) throws(SecretServiceFailure) -> R {
+    /// Enters the next element of an array, a container of `type` holding
+    /// `contents`; `false` at the end of the array.
+    func enterElement(_ type: Character, _ contents: String) throws(BusFailure) -> Bool {
         let entered = contents.withCString { sd_bus_message_enter_container(raw, Self.code(type), $0) }
-        guard entered > 0 else { throw Self.malformed }
-        let result = try body()
+        if entered < 0 { throw Self.malformed }
+        return entered > 0
+    }
+
+    /// Leaves the container entered last.
+    func exitContainer() throws(BusFailure) {
         try check(sd_bus_message_exit_container(raw))
-        return result
     }
 
     /// Skips values of the given signature (e.g. `"o"`).
-    func skip(_ types: String) throws(SecretServiceFailure) {
+    func skip(_ types: String) throws(BusFailure) {
         try check(types.withCString { sd_bus_message_skip(raw, $0) })
     }
 
@@ -176,25 +168,19 @@ final class BusMessage {
     /// The message's member (method or signal name), if any.
     var member: String? { sd_bus_message_get_member(raw).map { String(cString: $0) } }
 
+    /// The unique bus name of the connection that sent the message, as the
+    /// bus daemon stamped it.
+    var sender: String? { sd_bus_message_get_sender(raw).map { String(cString: $0) } }
+
+    /// The destination the message is addressed to, if any.
+    var destination: String? { sd_bus_message_get_destination(raw).map { String(cString: $0) } }
+
     // MARK: Helpers
 
-    private static let malformed = SecretServiceFailure.serverFault("sent a reply of an unexpected type")
+    private static let malformed = BusFailure.malformed("reading a D-Bus message")
 
-    /// The longest object path a signal may name to be acted on: far beyond
-    /// any service's item paths, short enough that queued signals stay small.
-    static let longestPath = 1024
-
-    /// The object path a signal (borrowed) carries first, as item signals
-    /// do; `nil` when it carries none.
-    static func firstObjectPath(of signal: OpaquePointer) -> String? {
-        var path: UnsafePointer<CChar>?
-        guard sd_bus_message_read_basic(signal, code("o"), &path) > 0, let path,
-              strnlen(path, longestPath + 1) <= longestPath else { return nil }
-        return String(cString: path)
-    }
-
-    private func check(_ result: Int32) throws(SecretServiceFailure) {
-        if result < 0 { throw SecretServiceFailure(errno: -result, operation: "building or reading a D-Bus message") }
+    private func check(_ result: Int32) throws(BusFailure) {
+        try BusFailure.check(result, "building or reading a D-Bus message")
     }
 
     private static func code(_ type: Character) -> CChar {

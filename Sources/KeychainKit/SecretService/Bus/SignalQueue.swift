@@ -14,13 +14,13 @@ final class SignalQueue<Element: Equatable>: BusSignalReceiver {
 
     private let capacity: Int
     private let overflow: Element
-    private let element: (OpaquePointer) -> Element?
+    private let element: (ReceivedSignal) -> Element?
     private let collapsible: (Element) -> Bool
     private var pending: [Element] = []
 
     init(
         capacity: Int, overflow: Element, collapsible: @escaping (Element) -> Bool = { _ in false },
-        element: @escaping (OpaquePointer) -> Element?
+        element: @escaping (ReceivedSignal) -> Element?
     ) {
         self.capacity = capacity
         self.overflow = overflow
@@ -28,7 +28,7 @@ final class SignalQueue<Element: Equatable>: BusSignalReceiver {
         self.element = element
     }
 
-    func receive(_ signal: OpaquePointer) {
+    func receive(_ signal: ReceivedSignal) {
         guard let element = element(signal), element != pending.last else { return }
         if collapsible(element) && pending.contains(element) { return }
         if pending.count >= capacity {

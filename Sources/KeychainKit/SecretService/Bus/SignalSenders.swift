@@ -1,5 +1,3 @@
-import CSDBus
-
 /// Who may send the signals a connection acts on.
 ///
 /// Any peer on the session bus can emit a signal with any path, interface
@@ -30,17 +28,13 @@ final class SignalSenders {
     }
 
     /// Whether `signal` was sent by the Secret Service process.
-    func fromService(_ signal: OpaquePointer) -> Bool {
-        guard let owner = serviceOwner, let sender = Self.sender(of: signal) else { return false }
+    func fromService(_ signal: ReceivedSignal) -> Bool {
+        guard let owner = serviceOwner, let sender = signal.sender else { return false }
         return sender == owner
     }
 
     /// Whether `signal` was sent by the bus daemon.
-    static func fromBus(_ signal: OpaquePointer) -> Bool {
-        sender(of: signal) == SecretServiceNames.Bus.name
-    }
-
-    static func sender(of message: OpaquePointer) -> String? {
-        sd_bus_message_get_sender(message).map { String(cString: $0) }
+    static func fromBus(_ signal: ReceivedSignal) -> Bool {
+        signal.sender == SecretServiceNames.Bus.name
     }
 }

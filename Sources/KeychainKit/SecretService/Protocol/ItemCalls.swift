@@ -29,7 +29,7 @@ extension SecretServiceClient {
         in collection: String, confirmingWithin limit: UInt64, touched: TouchedItem
     ) throws(SecretServiceFailure) -> String {
         var path = Self.objectPath(ofCollection: collection)
-        let reply: BusMessage
+        let reply: ServiceMessage
         do throws(SecretServiceFailure) {
             reply = try createItem(attributes, label: label, value: value, in: path, of: collection)
         } catch let failure where failure.error == .itemNotFound {
@@ -73,7 +73,7 @@ extension SecretServiceClient {
     private func createItem(
         _ attributes: some Sequence<(key: String, value: String)>, label: String, value: [UInt8], in path: String,
         of collection: String
-    ) throws(SecretServiceFailure) -> BusMessage {
+    ) throws(SecretServiceFailure) -> ServiceMessage {
         let request = try methodCall(path, Names.Collection.interface, Names.Collection.createItem)
         try request.container("a", "{sv}") { () throws(SecretServiceFailure) in
             try request.container("e", "sv") { () throws(SecretServiceFailure) in
@@ -146,9 +146,11 @@ extension SecretServiceClient {
         try session.append(value, to: request)
         _ = try call(request)
         touched(path, false)
-        let announcement = try bus.signal(Names.Changes.path, Names.Changes.interface, Names.Changes.secretChanged)
-        try announcement.append(path, as: "o")
-        try bus.send(announcement)
+        try onBus { () throws(BusFailure) in
+            let announcement = try bus.signal(Names.Changes.path, Names.Changes.interface, Names.Changes.secretChanged)
+            try announcement.append(path, as: "o")
+            try bus.send(announcement)
+        }
     }
 
     /// Deletes the item at `path`, completing a confirmation prompt within

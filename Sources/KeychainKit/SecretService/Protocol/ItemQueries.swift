@@ -18,7 +18,7 @@ extension SecretServiceClient {
     }
 
     /// The reply `(v)` to getting the item property `name` of the item at `path`.
-    func itemProperty(_ name: String, at path: String) throws(SecretServiceFailure) -> BusMessage {
+    func itemProperty(_ name: String, at path: String) throws(SecretServiceFailure) -> ServiceMessage {
         let request = try methodCall(path, Names.Properties.interface, Names.Properties.get)
         try request.append(Names.Item.interface)
         try request.append(name)
@@ -27,7 +27,7 @@ extension SecretServiceClient {
 
     /// The attributes of the item at `path`; `nil` when it no longer exists.
     func itemAttributes(at path: String) throws(SecretServiceFailure) -> [String: String]? {
-        let reply: BusMessage
+        let reply: ServiceMessage
         do throws(SecretServiceFailure) {
             reply = try itemProperty(Names.Item.attributes, at: path)
         } catch let failure where failure.error == .itemNotFound {
@@ -48,7 +48,7 @@ extension SecretServiceClient {
     func item(at path: String) throws(SecretServiceFailure) -> AttributeItem? {
         let request = try methodCall(path, Names.Properties.interface, Names.Properties.getAll)
         try request.append(Names.Item.interface)
-        let reply: BusMessage
+        let reply: ServiceMessage
         do throws(SecretServiceFailure) {
             reply = try call(request)
         } catch let failure where failure.error == .itemNotFound {

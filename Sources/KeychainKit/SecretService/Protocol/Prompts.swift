@@ -8,7 +8,7 @@ extension SecretServiceClient {
     enum PromptOutcome {
         /// The user (or the service, for a confirmation) agreed; the
         /// `Completed` signal, read up to its `result` variant.
-        case completed(BusMessage)
+        case completed(ServiceMessage)
         /// The user dismissed it.
         case dismissed
         /// No answer within the limit. It was dismissed, except on
@@ -45,7 +45,7 @@ extension SecretServiceClient {
     /// Returns the `Completed` signal, read up to its result (`nil` when
     /// there was no prompt).
     @discardableResult
-    func confirm(_ path: String, atMost limit: UInt64) throws(SecretServiceFailure) -> BusMessage? {
+    func confirm(_ path: String, atMost limit: UInt64) throws(SecretServiceFailure) -> ServiceMessage? {
         guard path != Names.noObject else { return nil }
         switch try runPrompt(path, atMost: limit) {
         case let .completed(signal): return signal
@@ -118,7 +118,7 @@ extension SecretServiceClient {
         return try reply.enter("v", "b") { () throws(SecretServiceFailure) in try reply.readBool() }
     }
 
-    private func collectionProperty(_ name: String, at path: String) throws(SecretServiceFailure) -> BusMessage {
+    private func collectionProperty(_ name: String, at path: String) throws(SecretServiceFailure) -> ServiceMessage {
         let request = try methodCall(path, Names.Properties.interface, Names.Properties.get)
         try request.append(Names.Collection.interface)
         try request.append(name)

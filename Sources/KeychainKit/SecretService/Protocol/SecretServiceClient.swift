@@ -52,10 +52,21 @@ final class SecretServiceClient {
         self.destination = destination
     }
 
-    /// A client on `bus` that searches and reads attributes of whichever
-    /// process owns `org.freedesktop.secrets`, with no transfer session.
-    convenience init(watching bus: BusConnection) {
-        self.init(bus: bus, session: nil, destination: SecretServiceNames.busName)
+    /// Connects to the bus at `busAddress` (the session bus when `nil`),
+    /// subscribing `receiver` to the signals of `rules`, for a client that
+    /// searches and reads attributes of whichever process owns
+    /// `org.freedesktop.secrets`, with no transfer session. Returns it with
+    /// that process's unique name, asked after subscribing (so a later
+    /// change of owner is heard); `nil` when nothing owns the name.
+    static func watching(
+        busAddress: String?, timeoutMicroseconds: UInt64, subscribing rules: [String], to receiver: BusSignalReceiver
+    ) throws(SecretServiceFailure) -> (client: SecretServiceClient, owner: String?) {
+        try onBus { () throws(BusFailure) in
+            let bus = try BusConnection.open(
+                address: busAddress, timeoutMicroseconds: timeoutMicroseconds, subscribing: rules, to: receiver)
+            let owner = try bus.owner(of: SecretServiceNames.busName)
+            return (SecretServiceClient(bus: bus, session: nil, destination: SecretServiceNames.busName), owner)
+        }
     }
 
     /// The transfer session secrets travel in.
@@ -84,8 +95,9 @@ final class SecretServiceClient {
     ) throws(SecretServiceFailure) -> SecretServiceClient {
         let bus: BusConnection
         do throws(SecretServiceFailure) {
-            bus = try BusConnection.open(
-                address: busAddress, timeoutMicroseconds: timeoutMicroseconds, subscribing: rules, to: receiver)
+            bus = try onBus { () throws(BusFailure) in
+                try BusConnection.open(address: busAddress, timeoutMicroseconds: timeoutMicroseconds, subscribing: rules, to: receiver)
+            }
         } catch let failure {
             let which = busAddress == nil ? "no session bus" : "no bus at the address given"
             throw SecretServiceFailure(
@@ -117,12 +129,24 @@ final class SecretServiceClient {
 
     /// A new call to `member` of `interface` at `path` of the service, which
     /// must not start another service process.
-    func methodCall(_ path: String, _ interface: String, _ member: String) throws(SecretServiceFailure) -> BusMessage {
-        try bus.serviceCall(destination, path, interface, member)
+    func methodCall(_ path: String, _ interface: String, _ member: String) throws(SecretServiceFailure) -> ServiceMessage {
+        try bus.methodCall(to: destination, path, interface, member)
     }
 
     /// The reply to `message`, within the timeout and the operation's deadline.
-    func call(_ message: BusMessage) throws(SecretServiceFailure) -> BusMessage {
+    func call(_ message: ServiceMessage) throws(SecretServiceFailure) -> ServiceMessage {
         try bus.call(message)
+    }
+
+    /// Handles the signals already received (``BusConnection/handlePendingSignals()``);
+    /// `false` when it stopped short.
+    func handlePendingSignals() throws(SecretServiceFailure) -> Bool {
+        try onBus { () throws(BusFailure) in try bus.handlePendingSignals() }
+    }
+
+    /// Handles every signal routed to us before this call began
+    /// (``BusConnection/synchronize()``); `false` when it stopped short.
+    func synchronize() throws(SecretServiceFailure) -> Bool {
+        try onBus { () throws(BusFailure) in try bus.synchronize() }
     }
 }

@@ -1,5 +1,3 @@
-import CSDBus
-
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -53,20 +51,33 @@ struct SecretServiceFailure: Error {
         SecretServiceFailure(.unknownError(code: EPROTO, message: "the Secret Service \(what) (a server fault)"))
     }
 
-    /// Classifies what sd-bus returned for a call: the negative errno
-    /// `result`, and `busError`, set when the peer answered with an error
-    /// (or sd-bus made one up from the errno).
-    init(result: Int32, busError: sd_bus_error) {
-        if let name = busError.name.map({ String(cString: $0) }), let known = Self.classify(remoteName: name) {
-            self = known
-        } else if let name = busError.name.map({ String(cString: $0) }), !name.hasPrefix("System.Error."),
-                  !SecretServiceNames.BusError.localErrnoNames.contains(name) {
-            let message = busError.message.map { String(cString: $0) } ?? ""
-            self.init(.unknownError(code: -result, message: message.isEmpty ? name : "\(name): \(message)"))
-        } else {
-            self.init(errno: -result, operation: "calling the Secret Service")
+    /// Classifies a failure of the bus layer: the one place where what
+    /// sd-bus, the kernel or the peer said becomes what the keychain reports.
+    init(_ failure: BusFailure) {
+        switch failure.kind {
+        case .remote:
+            if let name = failure.name, let known = Self.classify(remoteName: name) {
+                self = known
+            } else if let name = failure.name, !name.hasPrefix("System.Error."),
+                      !SecretServiceNames.BusError.localErrnoNames.contains(name) {
+                self.init(.unknownError(code: failure.code, message: failure.message.isEmpty ? name : "\(name): \(failure.message)"))
+            } else {
+                // An error sd-bus made up from an errno.
+                self.init(errno: failure.code, operation: failure.operation)
+            }
+            remoteName = failure.name
+        case .system:
+            self.init(errno: failure.code, operation: failure.operation)
+        case let .noAnswer(wholeOperation):
+            // Past the call's own timeout the connection may hold a reply
+            // that will never be read in order: drop it. Past the
+            // operation's deadline, the call was merely cut short.
+            self.init(.serviceUnavailable, connectionLost: !wholeOperation, detail: failure.message)
+        case .malformed:
+            self = .serverFault("sent a reply of an unexpected type")
+        case .noBus:
+            self.init(.serviceUnavailable, connectionLost: true, detail: failure.message)
         }
-        remoteName = busError.name.map { String(cString: $0) }
     }
 
     /// Classifies a local failure by its errno.

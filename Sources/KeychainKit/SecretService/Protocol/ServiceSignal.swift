@@ -1,5 +1,3 @@
-import CSDBus
-
 /// What a signal about the Secret Service says, read from the message only
 /// once its sender may send it (``SignalSenders``): the service's
 /// `Service` and `Collection` signals from its current owner,
@@ -23,30 +21,23 @@ enum ServiceSignal: Equatable {
     /// The signal `message` (borrowed) is, or `nil` when it is none of
     /// these or comes from a sender that may not send it. Follows a change
     /// of owner into `senders`.
-    init?(_ message: OpaquePointer, senders: SignalSenders) {
+    init?(_ message: ReceivedSignal, senders: SignalSenders) {
         let names = SecretServiceNames.self
-        guard let interface = sd_bus_message_get_interface(message).map({ String(cString: $0) }),
-              let member = sd_bus_message_get_member(message).map({ String(cString: $0) })
-        else { return nil }
+        guard let interface = message.interface, let member = message.member else { return nil }
         switch interface {
         case names.Changes.interface:
-            guard member == names.Changes.secretChanged, let path = BusMessage.firstObjectPath(of: message) else { return nil }
+            guard member == names.Changes.secretChanged, let path = message.readObjectPath() else { return nil }
             self = .secretChanged(path: path)
         case names.Bus.interface:
             guard SignalSenders.fromBus(message), member == names.Bus.nameOwnerChanged else { return nil }
             // (name, old owner, new owner); the match rule names the name.
-            var name: UnsafePointer<CChar>?, old: UnsafePointer<CChar>?, new: UnsafePointer<CChar>?
-            let string = CChar(bitPattern: UInt8(ascii: "s"))
-            guard sd_bus_message_read_basic(message, string, &name) > 0,
-                  sd_bus_message_read_basic(message, string, &old) > 0,
-                  sd_bus_message_read_basic(message, string, &new) > 0, let new
-            else { return nil }
-            let owner = new.pointee == 0 ? nil : String(cString: new)
+            guard message.readString() != nil, message.readString() != nil, let new = message.readString() else { return nil }
+            let owner = new.isEmpty ? nil : new
             senders.serviceOwner = owner
             self = .ownerChanged(owner)
         case names.Collection.interface, names.Service.interface:
             guard senders.fromService(message) else { return nil }
-            let path = BusMessage.firstObjectPath(of: message)
+            let path = message.readObjectPath()
             switch (member, path) {
             case let (names.Collection.itemCreated, path?): self = .itemCreated(path: path)
             case let (names.Collection.itemChanged, path?): self = .itemChanged(path: path)

@@ -1,5 +1,4 @@
 import CKeychainKitCrypto
-import CSDBus
 
 /// A Secret Service transfer session: how secrets cross the bus.
 ///
@@ -105,7 +104,7 @@ final class TransferSession {
         case 0:
             return (TransferSession(path: path, key: key), owner)
         case KEYCHAINKIT_DH_AMBIGUOUS:
-            _ = try? bus.call(try bus.methodCall(owner, path, SecretServiceNames.Session.interface, SecretServiceNames.Session.close))
+            _ = try? bus.call(try bus.methodCall(to: owner, path, SecretServiceNames.Session.interface, SecretServiceNames.Session.close))
             return nil
         default:
             throw cryptoFailure
@@ -125,25 +124,26 @@ final class TransferSession {
 
     private static func openSessionCall(
         on bus: BusConnection, destination: String, algorithm: String
-    ) throws(SecretServiceFailure) -> BusMessage {
+    ) throws(SecretServiceFailure) -> ServiceMessage {
         let names = SecretServiceNames.self
-        let request = try bus.methodCall(destination, names.servicePath, names.Service.interface, names.Service.openSession)
+        let request = try bus.methodCall(
+            to: destination, names.servicePath, names.Service.interface, names.Service.openSession, activating: true)
         try request.append(algorithm)
         return request
     }
 
-    private static func sender(of reply: BusMessage) throws(SecretServiceFailure) -> String {
-        guard let sender = sd_bus_message_get_sender(reply.raw) else {
+    private static func sender(of reply: ServiceMessage) throws(SecretServiceFailure) -> String {
+        guard let sender = reply.sender else {
             throw SecretServiceFailure(.serviceUnavailable, connectionLost: true)
         }
-        return String(cString: sender)
+        return sender
     }
 
     // MARK: Secrets
 
     /// Appends `value` as a secret `(oayays)` of this session to `message`,
     /// and marks the message sensitive.
-    func append(_ value: [UInt8], to message: BusMessage) throws(SecretServiceFailure) {
+    func append(_ value: [UInt8], to message: ServiceMessage) throws(SecretServiceFailure) {
         message.markSensitive()
         // Text without NUL, which other tools show as text; anything else as
         // bytes: KWallet stores text/plain values as strings, cut at a NUL.
@@ -172,7 +172,7 @@ final class TransferSession {
 
     /// Reads a secret `(oayays)` of this session from `message` (marked
     /// sensitive) and returns its plaintext.
-    func readSecret(from message: BusMessage) throws(SecretServiceFailure) -> [UInt8] {
+    func readSecret(from message: ServiceMessage) throws(SecretServiceFailure) -> [UInt8] {
         message.markSensitive()
         return try message.enter("r", "oayays") { () throws(SecretServiceFailure) in
             try message.skip("o")
