@@ -12,7 +12,7 @@ import Synchronization
 /// attempt after it, with its outcome, and — when the backend can tell —
 /// changes to their key made elsewhere (``KeychainEvent/changed``,
 /// ``KeychainEvent/deleted``), which Observation hears too for observed keys.
-public final class Keychain<Interface>: KeychainProtocol, Sendable
+public final class Keychain<Interface>: KeychainProtocol, TellsObservationPerKey, Sendable
 where Interface: KeychainInterfaceProtocol {
 
     /// The backend this keychain forwards to.
@@ -154,6 +154,9 @@ where Interface: KeychainInterfaceProtocol {
     public func failureDetail(for error: KeychainError) -> String? {
         interface.failureDetail(for: error)
     }
+
+    /// The store the backend keeps its items in, as it says.
+    public var storeIdentity: KeychainStoreIdentity? { interface.storeIdentity }
 
     // MARK: Observers
 
@@ -324,3 +327,8 @@ extension Keychain where Interface == SecretServiceKeychainInterface {
 }
 
 private let standardKeychain = Keychain<SecretServiceKeychainInterface>()
+
+/// A keychain that tells Swift Observation of every change to a key, made
+/// through it or elsewhere, whenever it tells its observers: a reader
+/// tracked by it needs no other invalidation (see ``KeychainItem``).
+protocol TellsObservationPerKey: AnyObject {}

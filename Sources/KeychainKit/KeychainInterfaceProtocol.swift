@@ -57,6 +57,10 @@ public protocol KeychainInterfaceProtocol: Sendable {
     /// do (for `kk_error_message()` and the command-line tool); `nil` (the
     /// default) when there is nothing to add. Never contains a secret.
     func failureDetail(for error: KeychainError) -> String?
+
+    /// The store this interface's items live in; `nil` (the default) when
+    /// the backend cannot say, as for a wrapper around another interface.
+    var storeIdentity: KeychainStoreIdentity? { get }
 }
 
 extension KeychainInterfaceProtocol {
@@ -66,6 +70,9 @@ extension KeychainInterfaceProtocol {
 
     /// Nothing to add to the error's description.
     public func failureDetail(for error: KeychainError) -> String? { nil }
+
+    /// Not known.
+    public var storeIdentity: KeychainStoreIdentity? { nil }
 
     /// The accounts, without labels or times.
     public func itemInfo(inService service: String) throws(KeychainError) -> [KeychainItemInfo] {

@@ -47,6 +47,10 @@ public protocol KeychainProtocol: AnyObject, Sendable {
     /// error's description (see
     /// ``KeychainInterfaceProtocol/failureDetail(for:)``).
     func failureDetail(for error: KeychainError) -> String?
+
+    /// The store this keychain's items live in (see
+    /// ``KeychainInterfaceProtocol/storeIdentity``); `nil` when not known.
+    var storeIdentity: KeychainStoreIdentity? { get }
 }
 
 extension KeychainProtocol {
@@ -54,4 +58,13 @@ extension KeychainProtocol {
     /// Nothing to add to the error's description (``Keychain`` adds its
     /// backend's words).
     public func failureDetail(for error: KeychainError) -> String? { nil }
+
+    /// Not known (``Keychain`` says its backend's).
+    public var storeIdentity: KeychainStoreIdentity? { nil }
+
+    /// Whether `other` is known to keep its items in this keychain's store:
+    /// it is this keychain, or both name the same store.
+    func sharesStore(with other: any KeychainProtocol) -> Bool {
+        other === self || storeIdentity.map { $0 == other.storeIdentity } == true
+    }
 }

@@ -39,7 +39,9 @@ extension KeychainProtocol {
     ///
     /// Throws when the source's accounts cannot be listed (nothing moved),
     /// and ``KeychainError/invalidArgument`` for a move of a service onto
-    /// itself in one kind of keychain. Moving between collections of one
+    /// itself in one store (``KeychainProtocol/storeIdentity``): two
+    /// in-memory keychains of separate stores, or the kernel's session and
+    /// persistent keyrings, are different stores. Moving between collections of one
     /// Secret Service is not a migration here: reads look in every
     /// collection, so a copy could not be told from its original.
     @discardableResult
@@ -48,7 +50,7 @@ extension KeychainProtocol {
     ) throws(KeychainError) -> KeychainMigration {
         let source = source ?? self
         let destinationService = destinationService ?? service
-        if destinationService.utf8.elementsEqual(service.utf8) && type(of: source) == type(of: self) {
+        if destinationService.utf8.elementsEqual(service.utf8) && sharesStore(with: source) {
             throw .invalidArgument
         }
         var report = KeychainMigration()

@@ -82,6 +82,8 @@ struct MigrationTests {
         #expect(try !keychain.contains(KeychainAttributes(account: "locked", service: "new")))
     }
 
+    /// One store behind a wrapper that does not say so (its identity is
+    /// unknown): the move runs, and loses nothing.
     @Test func twoKeychainsOnOneStoreNeverLoseTheValue() throws {
         let store = InMemoryKeychainInterface()
         let keychain = Keychain(interface: store)
@@ -93,11 +95,31 @@ struct MigrationTests {
     }
 
     @Test func aServiceOntoItselfIsRefused() throws {
-        let keychain = Keychain(interface: InMemoryKeychainInterface())
+        let store = InMemoryKeychainInterface()
+        let keychain = Keychain(interface: store)
         #expect(throws: KeychainError.invalidArgument) { try keychain.migrate(service: "s") }
         #expect(throws: KeychainError.invalidArgument) {
-            try keychain.migrate(service: "s", from: Keychain(interface: InMemoryKeychainInterface()))
+            try keychain.migrate(service: "s", from: Keychain(interface: InMemoryKeychainInterface(sharingItemsWith: store)))
         }
+        #expect(throws: KeychainError.invalidArgument) {
+            try Keychain(interface: KernelKeyringInterface(keyring: .session))
+                .migrate(service: "s", from: Keychain(interface: KernelKeyringInterface(keyring: .session)))
+        }
+    }
+
+    /// Stores are compared, not kinds of keychain: two separate in-memory
+    /// stores, or the kernel's session and persistent keyrings, are two.
+    @Test func aServiceMovesBetweenTwoStoresOfOneKind() throws {
+        let source = Keychain(interface: InMemoryKeychainInterface())
+        let keychain = Keychain(interface: InMemoryKeychainInterface())
+        try source.updateValue("v", forKey: KeychainAttributes(account: "a", service: "s"))
+        let report = try keychain.migrate(service: "s", from: source)
+        #expect(report.moved == ["a"])
+        #expect(try keychain.value(forKey: KeychainAttributes(account: "a", service: "s")) == "v")
+        #expect(try source.accounts(inService: "s").isEmpty)
+        #expect(KernelKeyringInterface(keyring: .session).storeIdentity != KernelKeyringInterface(keyring: .persistent).storeIdentity)
+        #expect(SecretServiceKeychainInterface(collection: "session").storeIdentity == SecretServiceKeychainInterface().storeIdentity,
+                "one Secret Service, whatever the collection")
     }
 
     @Test func anUnlistableSourceMovesNothing() throws {

@@ -27,6 +27,25 @@ final class TrackingProbe: Sendable {
     }
 }
 
+/// Counts the invalidations of what `apply` reads, tracking it again at
+/// each (Observation's tracking fires once), until stopped.
+final class RetrackingProbe: Sendable {
+    private let state = Protected<(fired: Int, stopped: Bool)>((0, false))
+
+    var fired: Int { state.withLock { $0.fired } }
+
+    func reset() { state.withLock { $0.fired = 0 } }
+
+    func stop() { state.withLock { $0.stopped = true } }
+
+    func track(_ apply: @escaping @Sendable () -> Void) {
+        withObservationTracking(apply) { [self] in
+            guard !state.withLock({ $0.fired += 1; return $0.stopped }) else { return }
+            track(apply)
+        }
+    }
+}
+
 @Suite("Observation")
 struct ObservationTests {
 

@@ -103,6 +103,39 @@ struct TypedKeyTests {
         try elsewhere.set(nil, for: key)
     }
 
+    /// One write, here or through another handle, is one invalidation of
+    /// an item's readers (the keychain's Observation and the item's own
+    /// observer once told them twice).
+    @Test(arguments: Backend.hearingOthers)
+    func oneWriteInvalidatesAnItemOnce(_ backend: Backend) throws {
+        let (mine, theirs) = try backend.makeInterfacePair()
+        let attributes = uniqueKey()
+        let key = KeychainKey<String>(attributes.account, service: attributes.service)
+        let keychain = Keychain(interface: mine)
+        let item = KeychainItem(key, in: keychain)
+        let heard = Protected<[KeychainChange]>([])
+        let token = keychain.addObserver(forKey: attributes) { change in heard.withLock { $0.append(change) } }
+        defer { keychain.removeObserver(token) }
+        let probe = RetrackingProbe()
+        probe.track { _ = item.value }
+        defer { probe.stop() }
+        let elsewhere = Keychain(interface: theirs)
+        let writes: [(String, Keychain<CountingInterface>, String?)] = [
+            ("create elsewhere", elsewhere, "one"), ("update elsewhere", elsewhere, "two"),
+            ("update here", keychain, "three"), ("remove elsewhere", elsewhere, nil),
+        ]
+        for (write, through, value) in writes {
+            heard.withLock { $0 = [] }
+            probe.reset()
+            try through.set(value, for: key)
+            for _ in 0..<500 where heard.withLock({ $0.isEmpty }) { usleep(10_000) }  // at most 5 s
+            usleep(1_000_000)  // and whatever else the write brings
+            #expect(heard.withLock { $0.count } == 1, "\(write): \(heard.withLock { $0 })")
+            #expect(probe.fired == 1, "\(write)")
+            #expect(item.value == value)
+        }
+    }
+
     @Test(arguments: Backend.allCases)
     func keychainStorageIsAPropertyBackedByAnItem(_ backend: Backend) throws {
         let keychain = Keychain(interface: try backend.makeInterface())

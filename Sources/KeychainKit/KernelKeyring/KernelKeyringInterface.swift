@@ -50,6 +50,9 @@ public final class KernelKeyringInterface: KeychainInterfaceProtocol, Sendable {
         self.keyring = keyring
     }
 
+    /// One per keyring of the calling process.
+    public var storeIdentity: KeychainStoreIdentity? { KeychainStoreIdentity("kernel keyring \(keyring)") }
+
     public func readItem(_ key: KeychainAttributes) throws(KeychainError) -> [UInt8]? {
         let ring = try keyring.resolve()
         guard let serial = try find(key, in: ring) else { return nil }

@@ -14,6 +14,12 @@ import Observation
 /// is `nil`, and a failed write is dropped); ``load()`` and ``store(_:)``
 /// throw instead. While the item exists it observes its key, which keeps
 /// the keychain's watcher of outside changes running.
+///
+/// One write is one invalidation of the item's readers. Over a
+/// ``Keychain``, which tells Observation of every change to a key it was
+/// read for, reading ``value`` tracks that, and the item adds nothing; over
+/// another ``KeychainProtocol`` the item tells Observation itself, when its
+/// observer hears the change.
 public final class KeychainItem<Value>: Observable, @unchecked Sendable {
 
     /// The key this item reads and writes.
@@ -31,7 +37,10 @@ public final class KeychainItem<Value>: Observable, @unchecked Sendable {
         self.keychain = keychain
         // Set before the item is shared, never changed after: safe to read from
         // the observer's thread (hence @unchecked Sendable).
-        token = keychain.addObserver(forKey: key.attributes) { [weak self] _ in self?.changed() }
+        let keychainTellsObservation = keychain is any TellsObservationPerKey
+        token = keychain.addObserver(forKey: key.attributes) { [weak self] _ in
+            if !keychainTellsObservation { self?.changed() }
+        }
     }
 
     deinit {

@@ -108,6 +108,11 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         }
     }
 
+    /// One per bus, whatever the collection: reads look in every collection.
+    public var storeIdentity: KeychainStoreIdentity? {
+        KeychainStoreIdentity("Secret Service on \(busAddress ?? "the session bus")")
+    }
+
     /// The default ``timeout``: 5 seconds.
     public static let defaultTimeout: Duration = .seconds(5)
 
