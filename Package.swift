@@ -52,11 +52,17 @@ let package = Package(
         .target(
             name: "CKeychainKitSupport"
         ),
-        // The @_cdecl exports of the C ABI: argument checks and status
-        // mapping over the core, nothing more.
+        // The one mapping of the core's errors to kk_status, and
+        // kk_status_string: shared by the C exports and the tool's exit codes.
+        .target(
+            name: "KeychainKitStatus",
+            dependencies: ["KeychainKit", "CKeychainKitSupport"]
+        ),
+        // The @c exports of the C ABI: argument checks over the core,
+        // nothing more.
         .target(
             name: "KeychainKitC",
-            dependencies: ["KeychainKit", "CKeychainKitSupport"],
+            dependencies: ["KeychainKit", "KeychainKitStatus", "CKeychainKitSupport"],
             exclude: ["exports.map"],
             linkerSettings: [
                 .unsafeFlags([
@@ -73,7 +79,7 @@ let package = Package(
         // The `keychainkit` command-line tool (built as keychainkit-cli, installed as keychainkit).
         .executableTarget(
             name: "KeychainKitCLI",
-            dependencies: ["KeychainKit", "CKeychainKitSupport"]
+            dependencies: ["KeychainKit", "KeychainKitStatus", "CKeychainKitSupport"]
         ),
         // GIO, for the tests' own administration of the private keyring
         // (the library does not use it).

@@ -166,7 +166,8 @@ typedef enum kk_status {
     KK_EUNKNOWN = -9
 } kk_status;
 
-/** A short English description of `status` ("no item for the key", ...).
+/** A short English description of `status` ("no item exists for the key",
+ *  ...): the words of the Swift core's KeychainError and of the CLI.
  *  Static text: never NULL (unknown values give "unknown status"), never
  *  freed. Thread-safe. */
 KK_API const char *kk_status_string(kk_status status);

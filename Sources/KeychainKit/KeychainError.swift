@@ -41,8 +41,10 @@ public enum KeychainError: Equatable, Error, Sendable {
 
 extension KeychainError: CustomStringConvertible {
 
-    /// A short, human-readable description of the failure.
-    public var description: String {
+    /// The failure in a few words, the same for every error of its kind:
+    /// the one set of words, which the C library's `kk_status_string` and
+    /// the command-line tool say too.
+    public var summary: String {
         switch self {
         case .duplicateItem: "an item already exists for the key"
         case .interactionNotAllowed: "the keychain is locked and may not prompt to unlock"
@@ -51,7 +53,14 @@ extension KeychainError: CustomStringConvertible {
         case .serviceUnavailable: "the keychain is unavailable"
         case .userCanceled: "the user canceled the operation"
         case .invalidArgument: "invalid argument"
-        case let .unknownError(code, message): "keychain error \(code): \(message)"
+        case .unknownError: "keychain error"
         }
+    }
+
+    /// A short, human-readable description of the failure: its
+    /// ``summary``, with the backend's code and message for an unknown error.
+    public var description: String {
+        if case let .unknownError(code, message) = self { return "\(summary) \(code): \(message)" }
+        return summary
     }
 }

@@ -1,5 +1,6 @@
 import CKeychainKitSupport
 import KeychainKit
+import KeychainKitStatus
 
 /// A C call's arguments could not be used; carries the status to return.
 struct ArgumentFailure: Error {
@@ -21,16 +22,11 @@ func fail(_ status: kk_status, _ detail: String?) -> kk_status {
 /// with its backend's detail when it has one, and returns its status.
 func fail(_ error: KeychainError, on handle: KeychainHandle) -> kk_status {
     let detail = handle.keychain.failureDetail(for: error)
-    switch error {
-    case .itemNotFound: return fail(KK_ENOTFOUND, detail)
-    case .duplicateItem: return fail(KK_EDUPLICATE, detail)
+    return switch error {
     case .interactionNotAllowed:
-        return fail(KK_ELOCKED, detail.map { "\($0); unlock it and retry" } ?? "unlock the keychain and retry; the item may exist")
-    case .missingEntitlement: return fail(KK_EDENIED, detail)
-    case .serviceUnavailable: return fail(KK_EUNAVAILABLE, detail)
-    case .userCanceled: return fail(KK_ECANCELED, detail)
-    case .invalidArgument: return fail(KK_EINVAL, detail)
-    case let .unknownError(code, message): return fail(KK_EUNKNOWN, "\(message) (code \(code))")
+        fail(error.status, detail.map { "\($0); unlock it and retry" } ?? "unlock the keychain and retry; the item may exist")
+    case let .unknownError(code, message): fail(error.status, "\(message) (code \(code))")
+    default: fail(error.status, detail)
     }
 }
 

@@ -2,39 +2,6 @@ import CKeychainKitSupport
 import KeychainKit
 
 @c @implementation
-public func kk_open_secret_service(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> kk_status {
-    open(out) { Keychain(interface: SecretServiceKeychainInterface()) }
-}
-
-@c @implementation
-public func kk_open_memory(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> kk_status {
-    open(out) { Keychain(interface: InMemoryKeychainInterface()) }
-}
-
-@c @implementation
-public func kk_open_memory_shared(_ other: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> kk_status {
-    guard let other else { return fail(KK_EINVAL, "other is NULL") }
-    guard let memory = KeychainHandle.fromC(other).keychain as? Keychain<InMemoryKeychainInterface> else {
-        return fail(KK_EINVAL, "other is not an in-memory handle")
-    }
-    return open(out) { Keychain(interface: InMemoryKeychainInterface(sharingItemsWith: memory.interface)) }
-}
-
-/// Stores a new handle on the keychain `make` creates in `*out`.
-func open(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ make: () -> any KeychainProtocol) -> kk_status {
-    guard let out else { return fail(KK_EINVAL, "out is NULL") }
-    out.pointee = KeychainHandle(make()).toC()
-    return KK_OK
-}
-
-@c @implementation
-public func kk_close(_ kc: OpaquePointer?) {
-    guard let kc else { return }
-    KeychainHandle.fromC(kc).keychain.removeAllObservers()
-    KeychainHandle.releaseC(kc)
-}
-
-@c @implementation
 public func kk_get(
     _ kc: OpaquePointer?, _ service: UnsafePointer<CChar>?, _ account: UnsafePointer<CChar>?,
     _ outValue: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?
@@ -44,15 +11,11 @@ public func kk_get(
         let handle = try handle(kc)
         let key = try key(service: service, account: account)
         guard let outValue else { throw invalidArgument("out_value is NULL") }
-        var bytes: [UInt8]
-        do throws(KeychainError) {
-            guard let found = try handle.keychain.data(forKey: key) else { return fail(.itemNotFound, on: handle) }
-            bytes = found
-        } catch {
-            return fail(error, on: handle)
+        return keychainStatus(handle) { () throws(KeychainError) in
+            guard var bytes = try handle.keychain.data(forKey: key) else { throw .itemNotFound }
+            defer { bytes.wipe() }
+            return give(bytes, to: outValue, length: outLength)
         }
-        defer { bytes.wipe() }
-        return give(bytes, to: outValue, length: outLength)
     }
 }
 
@@ -77,7 +40,8 @@ public func kk_exists(_ kc: OpaquePointer?, _ service: UnsafePointer<CChar>?, _ 
         let handle = try handle(kc)
         let key = try key(service: service, account: account)
         return keychainStatus(handle) { () throws(KeychainError) in
-            try handle.keychain.contains(key) ? KK_OK : fail(.itemNotFound, on: handle)
+            guard try handle.keychain.contains(key) else { throw .itemNotFound }
+            return KK_OK
         }
     }
 }

@@ -1,25 +1,45 @@
 import KeychainKit
 
-/// What a `kk_keychain *` points to: a retained keychain of either backend.
+/// What a `kk_keychain *` points to: a retained keychain, with what its
+/// opener knew of it (its backend's capabilities), recorded at open.
 final class KeychainHandle {
 
     let keychain: any KeychainProtocol
 
-    init(_ keychain: any KeychainProtocol) {
-        self.keychain = keychain
-    }
-
     /// The handle's items addressed by attributes (server logins): those of
     /// a Secret Service or in-memory handle; `nil` for a kernel keyring one.
-    var attributeItems: (any AttributeItemStore)? {
-        if let secretService { return secretService }
-        if let memory = keychain as? Keychain<InMemoryKeychainInterface> { return memory.interface }
-        return nil
-    }
+    let attributeItems: (any AttributeItemStore)?
 
     /// The handle's Secret Service backend; `nil` for other backends.
-    var secretService: SecretServiceKeychainInterface? {
-        (keychain as? Keychain<SecretServiceKeychainInterface>)?.interface
+    let secretService: SecretServiceKeychainInterface?
+
+    /// The handle's in-memory backend, which `kk_open_memory_shared` shares;
+    /// `nil` for other backends.
+    let memory: InMemoryKeychainInterface?
+
+    private init(
+        _ keychain: any KeychainProtocol, attributeItems: (any AttributeItemStore)?,
+        secretService: SecretServiceKeychainInterface? = nil, memory: InMemoryKeychainInterface? = nil
+    ) {
+        self.keychain = keychain
+        self.attributeItems = attributeItems
+        self.secretService = secretService
+        self.memory = memory
+    }
+
+    /// A handle on a Secret Service.
+    convenience init(_ interface: SecretServiceKeychainInterface) {
+        self.init(Keychain(interface: interface), attributeItems: interface, secretService: interface)
+    }
+
+    /// A handle on an in-memory store.
+    convenience init(_ interface: InMemoryKeychainInterface) {
+        self.init(Keychain(interface: interface), attributeItems: interface, memory: interface)
+    }
+
+    /// A handle on a kernel keyring, which has no items addressed by attributes.
+    convenience init(_ interface: KernelKeyringInterface) {
+        self.init(Keychain(interface: interface), attributeItems: nil)
     }
 
     /// Hands the handle to C, which owns one reference until `kk_close`.

@@ -12,13 +12,9 @@ public func kk_list(
         let handle = try handle(kc)
         let serviceName = try serviceName(service)
         guard let outAccounts else { throw invalidArgument("out_accounts is NULL") }
-        let accounts: [String]
-        do throws(KeychainError) {
-            accounts = try handle.keychain.accounts(inService: serviceName)  // sorted by bytes
-        } catch {
-            return fail(error, on: handle)
+        return keychainStatus(handle) { () throws(KeychainError) in
+            give(try handle.keychain.accounts(inService: serviceName), to: outAccounts, count: outCount)  // sorted by bytes
         }
-        return give(accounts, to: outAccounts, count: outCount)
     }
 }
 

@@ -1,5 +1,6 @@
 import CKeychainKitSupport
 import KeychainKit
+import KeychainKitStatus
 
 /// A C observer: the callback, its userdata, and the destroy function that
 /// runs exactly once, when the last reference to the registration goes
@@ -30,27 +31,14 @@ final class CObserver: @unchecked Sendable {
         case .changed: KK_EVENT_CHANGED
         case .deleted: KK_EVENT_DELETED
         }
-        let status: kk_status = change.error.map(statusWithoutRecording) ?? KK_OK
+        // Not recorded for kk_error_message: the caller of kk_set is about
+        // to record its own.
+        let status: kk_status = change.error?.status ?? KK_OK
         change.key.service.withCString { service in
             change.key.account.withCString { account in
                 callback(event, service, account, status, userdata)
             }
         }
-    }
-}
-
-/// The status of an error, without touching this thread's error message
-/// (the caller of kk_set is about to record its own).
-private func statusWithoutRecording(_ error: KeychainError) -> kk_status {
-    switch error {
-    case .itemNotFound: KK_ENOTFOUND
-    case .duplicateItem: KK_EDUPLICATE
-    case .interactionNotAllowed: KK_ELOCKED
-    case .missingEntitlement: KK_EDENIED
-    case .serviceUnavailable: KK_EUNAVAILABLE
-    case .userCanceled: KK_ECANCELED
-    case .invalidArgument: KK_EINVAL
-    case .unknownError: KK_EUNKNOWN
     }
 }
 

@@ -11,15 +11,11 @@ public func kk_server_login_get(
         let (handle, logins) = try serverLogins(kc)
         let login = try serverLogin(login)
         guard let outValue else { throw invalidArgument("out_value is NULL") }
-        var bytes: [UInt8]
-        do throws(KeychainError) {
-            guard let found = try logins.password(for: login) else { return fail(.itemNotFound, on: handle) }
-            bytes = found
-        } catch {
-            return fail(error, on: handle)
+        return keychainStatus(handle) { () throws(KeychainError) in
+            guard var bytes = try logins.password(for: login) else { throw .itemNotFound }
+            defer { bytes.wipe() }
+            return give(bytes, to: outValue, length: outLength)
         }
-        defer { bytes.wipe() }
-        return give(bytes, to: outValue, length: outLength)
     }
 }
 
@@ -63,13 +59,9 @@ public func kk_server_login_accounts(
         let serverName = try text(server, "server")
         guard !serverName.isEmpty else { throw invalidArgument("the server is empty") }
         guard let outAccounts else { throw invalidArgument("out_accounts is NULL") }
-        let accounts: [String]
-        do throws(KeychainError) {
-            accounts = try logins.accounts(onServer: serverName)
-        } catch {
-            return fail(error, on: handle)
+        return keychainStatus(handle) { () throws(KeychainError) in
+            give(try logins.accounts(onServer: serverName), to: outAccounts, count: outCount)
         }
-        return give(accounts, to: outAccounts, count: outCount)
     }
 }
 

@@ -1,4 +1,6 @@
+import CKeychainKitSupport
 import KeychainKit
+import KeychainKitStatus
 
 /// The documented exit codes of `keychainkit`.
 enum ExitCode: Int32 {
@@ -12,15 +14,22 @@ enum ExitCode: Int32 {
     case keychainError = 7
     case io = 8
 
+    /// The exit code of a failure with `error`: the one of its `kk_status`.
     init(_ error: KeychainError) {
-        switch error {
-        case .itemNotFound: self = .notFound
-        case .interactionNotAllowed: self = .locked
-        case .serviceUnavailable: self = .unavailable
-        case .missingEntitlement: self = .denied
-        case .userCanceled: self = .canceled
-        case .invalidArgument: self = .usage
-        case .duplicateItem, .unknownError: self = .keychainError
+        self.init(error.status)
+    }
+
+    /// The exit code of a call that returned `status`.
+    init(_ status: kk_status) {
+        self = switch status {
+        case KK_OK: .success
+        case KK_ENOTFOUND: .notFound
+        case KK_ELOCKED: .locked
+        case KK_EUNAVAILABLE: .unavailable
+        case KK_EDENIED: .denied
+        case KK_ECANCELED: .canceled
+        case KK_EINVAL: .usage
+        default: .keychainError  // KK_EDUPLICATE, KK_ENOMEM, KK_EUNKNOWN
         }
     }
 }

@@ -369,7 +369,7 @@ class Keychain(MutableMapping[str, str]):
         ``KeyError``) when absent or not valid UTF-8."""
         data = self.value_bytes(account)
         if data is None:
-            raise ItemNotFound(f"no item for the key ({self._describe(account, None)})")
+            raise self._absent(account)
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError:
@@ -387,7 +387,7 @@ class Keychain(MutableMapping[str, str]):
         """``del kc[account]``: removes the item, whatever its value;
         :class:`ItemNotFound` when there was none."""
         if not self.contains(account):
-            raise ItemNotFound(f"no item for the key ({self._describe(account, None)})")
+            raise self._absent(account)
         self.remove_value(account)
 
     def __contains__(self, account: object) -> bool:
@@ -410,7 +410,7 @@ class Keychain(MutableMapping[str, str]):
         text = self.value(account)
         if text is None:
             if default is _MISSING:
-                raise ItemNotFound(f"no item for the key ({self._describe(account, None)})")
+                raise self._absent(account)
             return default
         self.remove_value(account)
         return text
@@ -554,3 +554,8 @@ class Keychain(MutableMapping[str, str]):
 
     def _describe(self, account: object, service: Optional[object]) -> str:
         return f"{self._describe_service(service)}, account {account!r}"
+
+    def _absent(self, account: object) -> ItemNotFound:
+        """The error of a mapping access to an absent ``account``, in the
+        library's words for ``KK_ENOTFOUND``."""
+        return ItemNotFound(f"{_ffi.status_string(Status.ENOTFOUND)} ({self._describe(account, None)})")

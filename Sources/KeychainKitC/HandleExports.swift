@@ -1,0 +1,91 @@
+import CKeychainKitSupport
+import KeychainKit
+
+// The header's "Handles": opening (each backend, the Secret Service with
+// options) and closing.
+
+@c @implementation
+public func kk_open_secret_service(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> kk_status {
+    open(out) { KeychainHandle(SecretServiceKeychainInterface()) }
+}
+
+@c @implementation
+public func kk_secret_service_options_init(
+    _ options: UnsafeMutablePointer<kk_secret_service_options>?, _ version: UInt32
+) -> kk_status {
+    guard let options else { return fail(KK_EINVAL, "options is NULL") }
+    guard let size = size(ofOptionsVersion: version) else { return fail(KK_EINVAL, "unknown options version \(version)") }
+    // A version 1 struct is shorter: write no byte past its end.
+    var defaults = defaultOptions
+    defaults.version = version
+    withUnsafeBytes(of: &defaults) { UnsafeMutableRawPointer(options).copyMemory(from: $0.baseAddress!, byteCount: size) }
+    return KK_OK
+}
+
+@c @implementation
+public func kk_open_secret_service_with(
+    _ options: UnsafePointer<kk_secret_service_options>?, _ out: UnsafeMutablePointer<OpaquePointer?>?
+) -> kk_status {
+    status { () throws(ArgumentFailure) in
+        let interface = try secretServiceInterface(try readOptions(options))
+        return open(out) { KeychainHandle(interface) }
+    }
+}
+
+@c @implementation
+public func kk_transfer_encrypted(_ kc: OpaquePointer?, _ outEncrypted: UnsafeMutablePointer<Int32>?) -> kk_status {
+    status { () throws(ArgumentFailure) in
+        let handle = try handle(kc)
+        guard let outEncrypted else { throw invalidArgument("out_encrypted is NULL") }
+        guard let secretService = handle.secretService else {
+            throw invalidArgument("not a Secret Service handle: nothing it stores crosses a bus")
+        }
+        return keychainStatus(handle) { () throws(KeychainError) in
+            outEncrypted.pointee = try secretService.transferIsEncrypted() ? 1 : 0
+            return KK_OK
+        }
+    }
+}
+
+@c @implementation
+public func kk_open_memory(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> kk_status {
+    open(out) { KeychainHandle(InMemoryKeychainInterface()) }
+}
+
+@c @implementation
+public func kk_open_memory_shared(_ other: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> kk_status {
+    guard let other else { return fail(KK_EINVAL, "other is NULL") }
+    guard let memory = KeychainHandle.fromC(other).memory else { return fail(KK_EINVAL, "other is not an in-memory handle") }
+    return open(out) { KeychainHandle(InMemoryKeychainInterface(sharingItemsWith: memory)) }
+}
+
+@c @implementation
+public func kk_open_kernel_keyring(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> kk_status {
+    open(out) { KeychainHandle(KernelKeyringInterface()) }
+}
+
+@c @implementation
+public func kk_open_kernel_keyring_in(_ which: kk_kernel_keyring, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> kk_status {
+    let keyring: KernelKeyring
+    switch which {
+    case KK_KERNEL_PERSISTENT: keyring = .persistent
+    case KK_KERNEL_USER: keyring = .user
+    case KK_KERNEL_SESSION: keyring = .session
+    default: return fail(KK_EINVAL, "unknown kernel keyring \(which.rawValue)")
+    }
+    return open(out) { KeychainHandle(KernelKeyringInterface(keyring: keyring)) }
+}
+
+@c @implementation
+public func kk_close(_ kc: OpaquePointer?) {
+    guard let kc else { return }
+    KeychainHandle.fromC(kc).keychain.removeAllObservers()
+    KeychainHandle.releaseC(kc)
+}
+
+/// Stores the new handle `make` creates in `*out`.
+private func open(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ make: () -> KeychainHandle) -> kk_status {
+    guard let out else { return fail(KK_EINVAL, "out is NULL") }
+    out.pointee = make().toC()
+    return KK_OK
+}
