@@ -62,38 +62,21 @@ struct GitCredentialHelper {
         }
     }
 
-    /// Stores `request`. An item of this schema with the same credential
-    /// attributes gets the new secret in place; otherwise a new item is
-    /// created (with `replace`, which gnome-keyring and KWallet apply
-    /// atomically, so concurrent stores leave one item). Items of the same
-    /// credential under another schema (git-credential-libsecret's newer
-    /// `org.git.Password`) are then removed: the credential has one item.
-    /// (KeePassXC 2.7.4 never completes the prompt of a `replace` that
-    /// meets an existing item, hence the update in place.)
+    /// Stores `request` as the credential's one item, as server logins are
+    /// stored (``AttributeItemStore/storeOne(_:attributes:schema:label:)``):
+    /// in place in an item of the schema with the same credential
+    /// attributes, else in a new one; its copies under another schema
+    /// (git-credential-libsecret's newer `org.git.Password`) are removed.
     private func save(_ request: GitCredential) throws(CLIFailure) {
         guard request.protocolName != nil, request.host != nil || request.path != nil,
               request.username != nil, request.password != nil
         else { return }
-        let attributes = GitCredentialItems.attributes(of: request)
         var secret = GitCredentialItems.secret(of: request)
         defer { secret.wipe() }
-        // The same values (or absence) of every credential attribute,
-        // whatever else an item carries (its schema; KeePassXC adds `Title`,
-        // `Path` and others).
-        let same = try matches(request).filter { $0.hasExactly(attributes, for: GitCredentialItems.credentialAttributes) }
-        let kept: String
-        if let ours = same.first(where: { $0.attributes[GitCredentialItems.schemaAttribute] == GitCredentialItems.schema }) {
-            try call("storing the credential") { () throws(KeychainError) in try store.setSecret(secret, of: ours) }
-            kept = ours.id
-        } else {
-            kept = try call("storing the credential") { () throws(KeychainError) in
-                try store.createItem(
-                    attributes: attributes.merging([GitCredentialItems.schemaAttribute: GitCredentialItems.schema]) { $1 },
-                    label: GitCredentialItems.label(of: request), value: secret)
-            }
-        }
-        for item in same where item.id != kept {
-            try call("removing the credential's older item") { () throws(KeychainError) in try store.delete(item) }
+        try call("storing the credential") { () throws(KeychainError) in
+            try store.storeOne(
+                secret, attributes: GitCredentialItems.attributes(of: request), schema: GitCredentialItems.schema,
+                label: GitCredentialItems.label(of: request))
         }
     }
 

@@ -19,15 +19,11 @@ import KeychainKit
 enum GitCredentialItems {
 
     /// The schema of the items stored (see above): server logins'.
-    static let schema = ServerLogin.schema
-
-    static let schemaAttribute = "xdg:schema"
-
-    /// The attribute names that say which credential an item holds.
-    static let credentialAttributes = ["protocol", "server", "port", "object", "user"]
+    static let schema = ItemSchema.networkPassword
 
     /// The attributes that `credential` pins down: what a lookup or erase
-    /// matches, and (with the schema) what a store writes.
+    /// matches, and (with the schema) what a store writes. (The schema's
+    /// `domain` and `authtype` git never gives: they are never stored.)
     static func attributes(of credential: GitCredential) -> [String: String] {
         var attributes: [String: String] = [:]
         attributes["protocol"] = credential.protocolName

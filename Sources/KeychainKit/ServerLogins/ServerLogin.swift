@@ -39,11 +39,11 @@ public struct ServerLogin: Hashable, Sendable {
         self.authenticationType = authenticationType
     }
 
-    /// The `xdg:schema` of the items.
-    public static let schema = "org.gnome.keyring.NetworkPassword"
+    /// The `xdg:schema` of the items (``ItemSchema/networkPassword``).
+    public static let schema = ItemSchema.networkPassword.name
 
     /// The attribute names of the schema (other than `xdg:schema`).
-    public static let attributeNames = ["server", "user", "protocol", "port", "object", "domain", "authtype"]
+    public static let attributeNames = ItemSchema.networkPassword.attributeNames
 
     /// The item attributes of this login (without the schema).
     public var attributes: [String: String] {

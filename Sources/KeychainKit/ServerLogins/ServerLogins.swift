@@ -33,22 +33,10 @@ public struct ServerLogins: Sendable {
 
     /// Stores `password` for `login`, labelled `label` (by default
     /// ``ServerLogin/defaultLabel``; an existing item keeps its label).
+    /// The login then has one item (``AttributeItemStore/storeOne(_:attributes:schema:label:)``).
     public func setPassword(_ password: [UInt8], for login: ServerLogin, label: String? = nil) throws(KeychainError) {
-        let same = try items(of: login)
-        let kept: String
-        // In place when an item of this schema exists (locked: unlocked
-        // first, or refused); items of the login under another schema (git's
-        // newer `org.git.Password`) are replaced by one of this schema,
-        // which every libsecret client finds.
-        let ours = same.filter { $0.attributes["xdg:schema"] == ServerLogin.schema }
-        if let existing = ours.first(where: { !$0.isLocked }) ?? ours.first {
-            try store.setSecret(password, of: existing)
-            kept = existing.id
-        } else {
-            let attributes = login.attributes.merging(["xdg:schema": ServerLogin.schema]) { $1 }
-            kept = try store.createItem(attributes: attributes, label: label ?? login.defaultLabel, value: password)
-        }
-        for item in same where item.id != kept { try store.delete(item) }
+        guard login.invalidReason == nil else { throw .invalidArgument }
+        try store.storeOne(password, attributes: login.attributes, schema: .networkPassword, label: label ?? login.defaultLabel)
     }
 
     /// Removes the password of `login`; removing an absent one succeeds.
@@ -77,7 +65,6 @@ public struct ServerLogins: Sendable {
     /// The items of exactly `login` (see the type's description).
     private func items(of login: ServerLogin) throws(KeychainError) -> [AttributeItem] {
         guard login.invalidReason == nil else { throw .invalidArgument }
-        let wanted = login.attributes
-        return try store.items(matching: wanted).filter { $0.hasExactly(wanted, for: ServerLogin.attributeNames) }
+        return try store.copies(of: login.attributes, in: .networkPassword)
     }
 }

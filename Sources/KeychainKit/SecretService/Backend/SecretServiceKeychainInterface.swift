@@ -56,7 +56,7 @@ public typealias SystemKeychainInterface = SecretServiceKeychainInterface
 public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Sendable {
 
     /// The `xdg:schema` attribute of the items this backend creates.
-    public static let schemaName = "io.github.keychainkit.Password"
+    public static let schemaName = ItemSchema.keychainKitPassword.name
 
     /// The collection new items are created in: an alias (`"default"`, or
     /// for example `"session"` for one that is not persisted) or a
@@ -579,7 +579,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     static func newest(_ items: [AttributeItem]) -> AttributeItem? {
         guard items.count > 1, let latestModified = items.map(\.modified).max() else { return items.first }
         var latest = items.filter { $0.modified == latestModified }
-        let foreign = latest.filter { !$0.attribute(Names.Attribute.schema, is: schemaName) }
+        let foreign = latest.filter { !ItemSchema.keychainKitPassword.isSchema(of: $0) }
         if !foreign.isEmpty { latest = foreign }
         return latest.max { precedesInCreationOrder($0.id, $1.id) }
     }

@@ -92,9 +92,9 @@ enum SecretServiceNames {
     /// The attributes that identify a key, shared with Python `keyring`,
     /// go-keyring and keyring-rs, and libsecret's schema attribute.
     enum Attribute {
-        static let service = "service"
-        static let account = "username"
-        static let schema = "xdg:schema"
+        static let service = ItemSchema.keychainKitPassword.attributeNames[0]
+        static let account = ItemSchema.keychainKitPassword.attributeNames[1]
+        static let schema = ItemSchema.schemaAttribute
     }
 
     /// Error names the Secret Service and the bus answer with.
