@@ -38,8 +38,8 @@
  * - No function blocks without bound: with no Secret Service, calls fail
  *   with KK_EUNAVAILABLE at once (the message names the kernel keyring,
  *   kk_open_kernel_keyring(), as the alternative); every request to the service has a
- *   timeout (5 seconds unless the handle's options say otherwise); a
- *   prompt is waited for at most the prompt timeout (2 minutes unless the
+ *   timeout (KK_DEFAULT_TIMEOUT_MS, 5 seconds, unless the handle's options say otherwise); a
+ *   prompt is waited for at most the prompt timeout (KK_DEFAULT_PROMPT_TIMEOUT_MS, 2 minutes, unless the
  *   options say otherwise).
  * - Locked is never absent: an item in a locked collection is KK_ELOCKED.
  *   A search that finds nothing proves a key absent only when no locked
@@ -241,6 +241,14 @@ typedef enum kk_transfer_policy {
     KK_TRANSFER_REQUIRE_ENCRYPTED = 1
 } kk_transfer_policy;
 
+/** The default bound on one operation of a Secret Service handle (all its
+ *  requests together), in milliseconds: 5 seconds. Since 0.7. */
+#define KK_DEFAULT_TIMEOUT_MS 5000
+
+/** The default bound on waiting for the user to answer a prompt, in
+ *  milliseconds: 2 minutes. Since 0.7. */
+#define KK_DEFAULT_PROMPT_TIMEOUT_MS 120000
+
 /** The version of kk_secret_service_options that this header describes:
  *  2 since 0.7 (the `transfer` field), 1 in 0.5 and 0.6. The library
  *  accepts both. */
@@ -265,21 +273,21 @@ typedef struct kk_secret_service_options {
      *  the service together once connected (since 0.7; each request alone
      *  before; connecting is bounded by it step by step), waits for a
      *  person aside; a listing gets 1/1000 of it more per item found. 0
-     *  means the default, 5000. */
+     *  means the default, KK_DEFAULT_TIMEOUT_MS. */
     unsigned int timeout_ms;
     /** Whether operations may show the service's unlock prompt. */
     kk_prompt_policy prompts;
     /** How long an operation waits for the user to answer a prompt, in
-     *  milliseconds; 0 means the default, 120000. With KK_PROMPT_NEVER, a
+     *  milliseconds; 0 means the default, KK_DEFAULT_PROMPT_TIMEOUT_MS. With KK_PROMPT_NEVER, a
      *  confirmation prompt is waited for timeout_ms instead. */
     unsigned int prompt_timeout_ms;
     /** Whether secrets may cross the bus unencrypted. Since version 2. */
     kk_transfer_policy transfer;
 } kk_secret_service_options;
 
-/** The defaults: the "default" collection, 5 s per operation, the
- *  automatic prompt policy, 2 minutes per prompt, encrypted transfer
- *  preferred. */
+/** The defaults: the "default" collection, KK_DEFAULT_TIMEOUT_MS per
+ *  operation, the automatic prompt policy, KK_DEFAULT_PROMPT_TIMEOUT_MS per
+ *  prompt, encrypted transfer preferred. */
 #define KK_SECRET_SERVICE_OPTIONS_INIT \
     { KK_SECRET_SERVICE_OPTIONS_VERSION, NULL, 0, KK_PROMPT_AUTOMATIC, 0, KK_TRANSFER_PREFER_ENCRYPTED }
 

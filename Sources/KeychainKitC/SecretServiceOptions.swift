@@ -55,9 +55,9 @@ func secretServiceInterface(
     }
     return SecretServiceKeychainInterface(
         collection: collection,
-        timeout: options.timeout_ms == 0 ? SecretServiceKeychainInterface.defaultTimeout : .milliseconds(Int(options.timeout_ms)),
+        timeout: .milliseconds(Int(options.timeout_ms == 0 ? UInt32(KK_DEFAULT_TIMEOUT_MS) : options.timeout_ms)),
         prompts: prompts,
-        promptTimeout: options.prompt_timeout_ms == 0
-            ? SecretServiceKeychainInterface.defaultPromptTimeout : .milliseconds(Int(options.prompt_timeout_ms)),
+        promptTimeout: .milliseconds(
+            Int(options.prompt_timeout_ms == 0 ? UInt32(KK_DEFAULT_PROMPT_TIMEOUT_MS) : options.prompt_timeout_ms)),
         transfer: transfer)
 }

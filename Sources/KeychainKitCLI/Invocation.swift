@@ -37,7 +37,11 @@ struct Invocation {
     var promptTimeout = SecretServiceKeychainInterface.defaultPromptTimeout
     var transfer: TransferPolicy = .preferEncrypted
 
-    static let usage = """
+    static let usage = usageText(
+        timeout: SecretServiceKeychainInterface.defaultTimeout, promptTimeout: SecretServiceKeychainInterface.defaultPromptTimeout)
+
+    private static func usageText(timeout: Duration, promptTimeout: Duration) -> String {
+    """
     usage: keychainkit [--backend secret-service|kernel|memory] COMMAND [--service S] ...
            keychainkit [--collection C] [--prompt never|allowed|automatic]
                        [--timeout MS] [--prompt-timeout MS] [--require-encryption]
@@ -75,8 +79,8 @@ struct Invocation {
     alias such as "default" or "session", or an object path); --prompt says
     whether a locked keyring may show its unlock dialog (automatic, the
     default: only with $DISPLAY or $WAYLAND_DISPLAY set); --timeout bounds
-    each operation, all its requests together (default 5000 ms),
-    --prompt-timeout the wait for the user (default 120000 ms); both at
+    each operation, all its requests together (default \(timeout.components.seconds * 1000) ms),
+    --prompt-timeout the wait for the user (default \(promptTimeout.components.seconds * 1000) ms); both at
     most 86400000 (one day); --require-encryption refuses a service that
     offers only unencrypted ("plain") transfer of secrets (exit 5) instead
     of using it. Names written to a terminal have their
@@ -88,6 +92,7 @@ struct Invocation {
                 5 access denied, 6 canceled, 7 other keychain error,
                 8 input/output error
     """
+    }
 
     /// The longest time an option may give: one day, in milliseconds.
     static let longestMilliseconds = 86_400_000

@@ -114,10 +114,11 @@ class Keychain(MutableMapping[str, str]):
         default, or ``"session"``, which the service does not persist) or a
         collection's D-Bus object path; reads look in every collection.
         ``timeout``: the bound on each operation (all its requests to the
-        service together), in seconds (default 5). ``prompts``: whether operations may show the service's
+        service together), in seconds (default ``KK_DEFAULT_TIMEOUT_MS``, 5 s). ``prompts``: whether operations may show the service's
         unlock prompt — ``"never"`` (a locked collection raises
         :class:`InteractionNotAllowed` at once), ``"allowed"`` (show it and
-        wait for the user up to ``prompt_timeout`` seconds, default 120;
+        wait for the user up to ``prompt_timeout`` seconds, default
+        ``KK_DEFAULT_PROMPT_TIMEOUT_MS``, 120 s;
         dismissed raises :class:`UserCanceled`, unanswered
         :class:`InteractionNotAllowed`), or ``"automatic"`` (the default:
         allowed when ``DISPLAY`` or ``WAYLAND_DISPLAY`` is set). KeePassXC's
