@@ -68,14 +68,6 @@ extension AttributeItem {
     }
 }
 
-/// Creation order of item ids within one collection: shorter first, then by
-/// bytes (gnome-keyring numbers its items' paths, as the in-memory store
-/// does its ids); an order that never changes and every process computes
-/// alike.
-func precedesInCreationOrder(_ a: String, _ b: String) -> Bool {
-    a.utf8.count != b.utf8.count ? a.utf8.count < b.utf8.count : a.utf8.lexicographicallyPrecedes(b.utf8)
-}
-
 /// A store of items addressed by arbitrary string attributes: the Secret
 /// Service (``SecretServiceKeychainInterface``) and the in-memory keychain
 /// (``InMemoryKeychainInterface``, its own items, apart from its keyed

@@ -79,14 +79,14 @@ public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendabl
 
     public func accounts(inService service: String) throws(KeychainError) -> [String] {
         try access { state throws(KeychainError) in
-            state.items.keys.filter { $0.service.utf8.elementsEqual(service.utf8) }.map(\.account).sortedByBytes()
+            state.items.keys.filter { $0.service.hasSameUTF8(as: service) }.map(\.account).sortedByBytes()
         }
     }
 
     public func itemInfo(inService service: String) throws(KeychainError) -> [KeychainItemInfo] {
         try access { state throws(KeychainError) in
-            state.items.filter { $0.key.service.utf8.elementsEqual(service.utf8) }
-                .sorted { $0.key.account.utf8.lexicographicallyPrecedes($1.key.account.utf8) }
+            state.items.filter { $0.key.service.hasSameUTF8(as: service) }
+                .sorted { $0.key.account.precedesByUTF8($1.key.account) }
                 .map { KeychainItemInfo(account: $0.key.account, label: $0.value.label, created: $0.value.created, modified: $0.value.modified) }
         }
     }

@@ -74,19 +74,3 @@ public struct KeychainAttributes: Equatable, ExpressibleByStringLiteral, Hashabl
         if invalidReason != nil { throw .invalidArgument }
     }
 }
-
-extension String {
-
-    /// Whether the two strings have the same UTF-8 bytes: how the Secret
-    /// Service and its clients compare names and attribute values (Swift's
-    /// `==` calls canonically equivalent strings equal).
-    package func hasSameUTF8(as other: String) -> Bool {
-        guard utf8.count == other.utf8.count else { return false }
-        let fast: Bool? = utf8.withContiguousStorageIfAvailable { x in
-            other.utf8.withContiguousStorageIfAvailable { y in
-                x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0
-            }
-        } ?? nil
-        return fast ?? utf8.elementsEqual(other.utf8)
-    }
-}

@@ -92,12 +92,3 @@ extension KeychainInterfaceProtocol {
         return true
     }
 }
-
-extension Array where Element == String {
-
-    /// The strings in the order of their UTF-8 bytes (the order C's strcmp
-    /// gives), which unlike `sorted()` keeps canonically equal names apart.
-    func sortedByBytes() -> [String] {
-        sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-    }
-}

@@ -50,7 +50,7 @@ extension KeychainProtocol {
     ) throws(KeychainError) -> KeychainMigration {
         let source = source ?? self
         let destinationService = destinationService ?? service
-        if destinationService.utf8.elementsEqual(service.utf8) && sharesStore(with: source) {
+        if destinationService.hasSameUTF8(as: service) && sharesStore(with: source) {
             throw .invalidArgument
         }
         var report = KeychainMigration()

@@ -57,7 +57,7 @@ extension SecretServiceKeychainInterface: AttributeItemStore {
     public func createItem(attributes: [String: String], label: String, value: [UInt8]) throws(KeychainError) -> String {
         try validate(attributes, label: label)
         return try withConnection { connection throws(SecretServiceFailure) in
-            let pairs = attributes.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            let pairs = attributes.sorted { $0.key.precedesByUTF8($1.key) }
             return try create(pairs, label: label, value: value, on: connection)
         }
     }

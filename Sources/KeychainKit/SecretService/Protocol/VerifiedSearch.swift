@@ -43,7 +43,7 @@ extension SecretServiceClient {
     /// outside `/org/freedesktop/secrets` or, with `cap`, with more items
     /// than `cap`.
     func verifiedSearch(_ wanted: [String: String], cap: Int?) throws(SecretServiceFailure) -> VerifiedSearch {
-        let pairs = wanted.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        let pairs = wanted.sorted { $0.key.precedesByUTF8($1.key) }
         let (unlocked, locked) = try searchItems(pairs)
         if let cap, unlocked.count + locked.count > cap {
             throw SecretServiceFailure.serverFault(
