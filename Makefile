@@ -158,14 +158,17 @@ test-swift:
 	$(SWIFT) build --build-tests
 	scripts/with-session-keyring.sh $(HARNESS) $(SWIFT) test --skip-build
 
+# The C ABI's behaviour suite (IntegrationTests/c) and the C examples
+# (examples/c), on every backend, the examples also under valgrind.
 test-c: $(LIB)
-	bindings/c/run.sh $(CURDIR)/$(BUILD)/lib $(CURDIR)/include $(CURDIR)/$(BUILD)/c
+	IntegrationTests/c/run.sh $(CURDIR)/$(BUILD)/lib $(CURDIR)/include $(CURDIR)/$(BUILD)/c
 
 # The Python keyring backend's tests run on KeePassXC and KWallet in a run of
 # their own (a fresh server each): with them inside the whole suite, KeePassXC
 # 2.7.4 stopped answering from test_threads on (alive under gdb, no signal;
 # 2 of 3 runs in session 4, 1 of 1 in session 5), not diagnosed; alone they
-# pass (3 of 3 runs), as the suite without them does.
+# pass (3 of 3 runs), as the suite without them does. The paths are
+# bindings/python's, where run-tests.sh runs pytest.
 KEYRING_TESTS := tests/test_keyring_backend.py tests/test_keyring_discovery.py tests/test_keyring_interop.py
 
 test-python: $(LIB) $(CLI)
@@ -175,23 +178,23 @@ test-python: $(LIB) $(CLI)
 	KEYCHAINKIT_TEST_HARNESS=scripts/with-kwallet.sh bindings/python/run-tests.sh $(KEYRING_TESTS)
 
 test-cli: $(CLI) $(GIT_HELPER)
-	$(HARNESS) tests/cli/run.sh $(CURDIR)/$(CLI) $(PYTHON)
-	scripts/with-keepassxc.sh tests/cli/run.sh $(CURDIR)/$(CLI) $(PYTHON)
+	$(HARNESS) IntegrationTests/cli/run.sh $(CURDIR)/$(CLI) $(PYTHON)
+	scripts/with-keepassxc.sh IntegrationTests/cli/run.sh $(CURDIR)/$(CLI) $(PYTHON)
 
 # git-credential-keychainkit with real git, on gnome-keyring (and against
 # git's own git-credential-libsecret), KWallet and KeePassXC.
 test-git: $(GIT_HELPER)
-	$(HARNESS) tests/git/run.sh $(CURDIR)/$(GIT_HELPER) $(PYTHON)
-	scripts/with-kwallet.sh tests/git/run.sh $(CURDIR)/$(GIT_HELPER) $(PYTHON)
-	scripts/with-keepassxc.sh tests/git/run.sh $(CURDIR)/$(GIT_HELPER) $(PYTHON)
+	$(HARNESS) IntegrationTests/git/run.sh $(CURDIR)/$(GIT_HELPER) $(PYTHON)
+	scripts/with-kwallet.sh IntegrationTests/git/run.sh $(CURDIR)/$(GIT_HELPER) $(PYTHON)
+	scripts/with-keepassxc.sh IntegrationTests/git/run.sh $(CURDIR)/$(GIT_HELPER) $(PYTHON)
 
-# Against the hostile fake Secret Service (tests/hostile): the fake itself,
+# Against the hostile fake Secret Service (IntegrationTests/hostile): the fake itself,
 # checked with libsecret's secret-tool, then every trust-boundary finding
 # through the Python binding, the git helper and the CLI.
 test-hostile: $(LIB) $(CLI) $(GIT_HELPER)
-	$(PYTHON) -m pytest -q -p no:cacheprovider tests/hostile/test_fake_server.py
+	$(PYTHON) -m pytest -q -p no:cacheprovider IntegrationTests/hostile/test_fake_server.py
 	KEYCHAINKIT_TEST_HARNESS=scripts/with-fake-secret-service.sh bindings/python/run-tests.sh \
-	    $(CURDIR)/tests/hostile/test_trust_boundary.py
+	    $(CURDIR)/IntegrationTests/hostile/test_trust_boundary.py
 
 bench: deps $(LIB) $(GIT_HELPER)
 	bench/run.sh full
@@ -202,27 +205,27 @@ test-bench: $(LIB) $(GIT_HELPER)
 	bench/run.sh tiny
 
 test-readme: $(LIB) $(CLI)
-	tests/readme/run.sh
+	IntegrationTests/readme/run.sh
 
 test-hygiene: $(LIB) $(CLI)
-	tests/hygiene/run.sh $(CURDIR)/$(BUILD)/lib
+	IntegrationTests/hygiene/run.sh $(CURDIR)/$(BUILD)/lib
 
 # The C tests and examples under AddressSanitizer and UBSan.
 test-sanitizers: $(LIB)
-	tests/sanitizers/run.sh $(CURDIR)/$(BUILD)/lib
+	IntegrationTests/sanitizers/run.sh $(CURDIR)/$(BUILD)/lib
 
 FUZZ_SECONDS ?= 60
 
 check-extended: deps $(LIB)
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build/tsan
 	scripts/with-session-keyring.sh $(HARNESS) $(SWIFT) test --skip-build --sanitize=thread --build-path .build/tsan
-	tests/fuzz/run.sh $(CURDIR)/$(BUILD)/lib $(FUZZ_SECONDS)
+	IntegrationTests/fuzz/run.sh $(CURDIR)/$(BUILD)/lib $(FUZZ_SECONDS)
 
 test-abi: $(LIB)
-	tests/abi/check.sh
+	IntegrationTests/abi/check.sh
 
 test-packaging: $(LIB) $(CLI)
-	tests/packaging/run.sh
+	IntegrationTests/packaging/run.sh
 
 clean:
 	$(SWIFT) package clean

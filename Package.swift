@@ -89,6 +89,8 @@ let package = Package(
             pkgConfig: "gio-2.0",
             providers: [.apt(["libglib2.0-dev"])]
         ),
+        // The Swift tests. Every other suite (the C ABI's, the CLI's, the
+        // git helper's, ...) is in IntegrationTests/, run by `make test-*`.
         .testTarget(
             name: "KeychainKitTests",
             dependencies: ["KeychainKit", "CGIO"]

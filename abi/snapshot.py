@@ -1,7 +1,7 @@
 """Prints the ABI of libkeychainkit as sorted lines: every function
 prototype and function-pointer typedef of include/keychainkit.h, every
 enumerator and ABI macro with its value, and every symbol the shared library
-exports. abi/keychainkit.abi is the committed baseline; tests/abi/check.sh
+exports. abi/keychainkit.abi is the committed baseline; IntegrationTests/abi/check.sh
 fails when a baseline line is missing (a change or a removal), and accepts
 additions.
 

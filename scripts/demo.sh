@@ -28,13 +28,13 @@ kk="$root/build/bin/keychainkit"
 service=keychainkit-demo
 mkdir -p build/demo
 
-say "C: bindings/c/examples/store_read_remove.c — kk_set, kk_get, kk_remove"
-gcc -std=c11 -Wall -Iinclude bindings/c/examples/store_read_remove.c -o build/demo/store_read_remove \
+say "C: examples/c/store_read_remove.c — kk_set, kk_get, kk_remove"
+gcc -std=c11 -Wall -Iinclude examples/c/store_read_remove.c -o build/demo/store_read_remove \
     -L"$lib" -lkeychainkit -Wl,-rpath,"$lib"
 build/demo/store_read_remove secret-service
 
-say "C: bindings/c/examples/observe.c — a callback after every write to one key"
-gcc -std=c11 -Wall -Iinclude bindings/c/examples/observe.c -o build/demo/observe \
+say "C: examples/c/observe.c — a callback after every write to one key"
+gcc -std=c11 -Wall -Iinclude examples/c/observe.c -o build/demo/observe \
     -L"$lib" -lkeychainkit -Wl,-rpath,"$lib"
 build/demo/observe secret-service
 

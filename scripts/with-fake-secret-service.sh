@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs a command inside a private D-Bus session whose Secret Service is the
-# hostile fake of tests/hostile/fake_secret_service.py (in-memory, scriptable
+# hostile fake of IntegrationTests/hostile/fake_secret_service.py (in-memory, scriptable
 # misbehaviour), with HOME in a temporary directory; then removes it. The
 # counterpart of scripts/with-secret-service.sh for testing that a client
 # does not trust what a misbehaving server says.
@@ -10,7 +10,7 @@
 # Each --mode is passed to the fake (e.g. --mode loose-match, --mode
 # slow=SearchItems:500, --mode no-reply=GetSecret); the modes, and the
 # control object /io/github/keychainkit/FakeControl that changes them at run
-# time, are described in tests/hostile/README.md. The bus has no activatable
+# time, are described in IntegrationTests/hostile/README.md. The bus has no activatable
 # services (session-bus-no-activation.conf), so nothing but the fake can
 # answer for org.freedesktop.secrets, even after it is gone. The fake runs
 # on the project's Python virtual environment (scripts/python-venv.sh).
@@ -23,7 +23,7 @@ set -eu
 
 usage="usage: $0 [--mode MODE[=ARG]]... COMMAND [ARG...]"
 here=$(cd "$(dirname "$0")" && pwd)
-fake="$here/../tests/hostile/fake_secret_service.py"
+fake="$here/../IntegrationTests/hostile/fake_secret_service.py"
 
 # The --mode options, one per line, as the fake's arguments ("--mode\nNAME").
 newline='

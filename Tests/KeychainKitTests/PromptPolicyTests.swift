@@ -3,7 +3,7 @@ import Testing
 
 /// The prompt policy: what `automatic` means, and `never` on a locked
 /// collection. (The unlock dialogs themselves are tested from C, on a
-/// private display: bindings/c/tests/test_prompts.c.)
+/// private display: IntegrationTests/c/test_prompts.c.)
 @Suite("Prompt policy")
 struct PromptPolicyTests {
 

@@ -32,7 +32,7 @@ def not_on_server(server: str, reason: str) -> pytest.MarkDecorator:
 
 KEEPASSXC_CONCURRENT_CREATES = (
     "KeePassXC 2.7.4 completes only one of several concurrent create prompts, and its replace is not atomic")
-"""Why tests of concurrent creates do not run on KeePassXC (see bindings/c/tests/test_contention.c)."""
+"""Why tests of concurrent creates do not run on KeePassXC (see IntegrationTests/c/test_contention.c)."""
 
 KEEPASSXC_SECRET_TOOL_REPLACE = (
     "secret-tool store over an existing item never returns on KeePassXC 2.7.4 (libsecret 0.20.5)")

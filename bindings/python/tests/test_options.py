@@ -39,7 +39,7 @@ def test_good_options_open_a_keychain() -> None:
 
 def test_secrets_cross_the_bus_encrypted(secret_service: None, service: str) -> None:
     # Every server we test offers encryption; the fake server's plain-only
-    # mode is tested in tests/hostile.
+    # mode is tested in IntegrationTests/hostile.
     with Keychain(service=service, require_encryption=True) as strict, Keychain(service=service) as default:
         assert strict.transfer_encrypted is True
         assert default.transfer_encrypted is True

@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# Tests of the keychainkit command-line tool, against the private keyring of
+# scripts/with-secret-service.sh (run this script inside it), the memory
+# backend and the kernel keyring (the user's persistent keyring; every key
+# added is removed): commands, exit codes, bad input, and interop with
+# secret-tool, Python keyring and keyctl. Usage: IntegrationTests/cli/run.sh KEYCHAINKIT_BINARY PYTHON
+# (PYTHON has the `keyring` package). Prints `N passed, N failed`.
+set -uo pipefail
+kk=$1 python=$2
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/tally.sh"
+[ "${KEYCHAINKIT_TEST_KEYRING:-}" = private ] || { fail "run inside scripts/with-secret-service.sh"; finish; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/keychainkit-cli.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+svc="kkcli.$$.$RANDOM"
+# "Python keyring" below is keyring's own SecretService backend, the peer we
+# interoperate with, even where keychainkit's keyring backend is installed.
+export PYTHON_KEYRING_BACKEND=keyring.backends.SecretService.Keyring
+
+ok() { pass "$1"; }
+bad() { fail "$1"; [ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/    /'; }
+
+# expect NAME STATUS STDOUT STDERR-PATTERN -- COMMAND...   (stdin from $input)
+input=""
+expect() {
+    local name=$1 want_status=$2 want_out=$3 want_err=$4; shift 5
+    local status out err
+    printf '%s' "$input" | "$@" >"$work/out" 2>"$work/err"; status=$?
+    out=$(cat "$work/out"; echo x); out=${out%x}
+    err=$(cat "$work/err")
+    if [ "$status" != "$want_status" ]; then bad "$name" "exit $status, wanted $want_status; stderr: $err"
+    elif [ "$want_out" != "*" ] && [ "$out" != "$want_out" ]; then bad "$name" "stdout: $(printf %q "$out")"
+    elif [ -n "$want_err" ] && ! grep -qE -- "$want_err" <<<"$err"; then bad "$name" "stderr: $err"
+    else ok "$name"; fi
+}
+
+input=$'s3cret\n'
+expect "set reads stdin" 0 "" "" -- "$kk" set --service "$svc" alice
+input=""
+expect "get prints the secret and a newline" 0 $'s3cret\n' "" -- "$kk" get --service "$svc" alice
+expect "get -n prints the exact bytes" 0 "s3cret" "" -- "$kk" get -n --service "$svc" alice
+expect "secret-tool reads what keychainkit set" 0 "s3cret" "" -- secret-tool lookup service "$svc" username alice
+expect "Python keyring reads what keychainkit set" 0 $'s3cret\n' "" -- "$python" -m keyring get "$svc" alice
+expect "ls lists accounts" 0 $'alice\n' "" -- "$kk" ls --service "$svc"
+
+input="from secret-tool"
+expect "secret-tool store" 0 "" "" -- secret-tool store --label=x service "$svc" username bob
+input=""
+expect "keychainkit reads what secret-tool stored" 0 $'from secret-tool\n' "" -- "$kk" get --service "$svc" bob
+
+input=$'from keyring\n'
+expect "Python keyring set" 0 "" "" -- "$python" -c 'import keyring,sys; keyring.set_password(sys.argv[1], "carol", "from keyring")' "$svc"
+input=""
+expect "keychainkit reads what Python keyring stored" 0 $'from keyring\n' "" -- "$kk" get --service "$svc" carol
+input=$'overwritten\n'
+expect "keychainkit overwrites a keyring item" 0 "" "" -- "$kk" set --service "$svc" carol
+input=""
+expect "Python keyring reads the overwrite" 0 $'overwritten\n' "" -- "$python" -m keyring get "$svc" carol
+one_item() { [ "$(secret-tool search --all service "$svc" username carol 2>/dev/null | grep -c '^\[')" = 1 ]; }
+if one_item; then ok "one item after overwriting"; else bad "one item after overwriting" "$(secret-tool search --all service "$svc" username carol 2>&1)"; fi
+
+expect "rm" 0 "" "" -- "$kk" rm --service "$svc" alice
+expect "get of an absent key: exit 1" 1 "" "no secret for 'alice'" -- "$kk" get --service "$svc" alice
+expect "rm of an absent key succeeds" 0 "" "" -- "$kk" rm --service "$svc" alice
+
+# The empty account is an ordinary key: username="" for secret-tool and keyring.
+input=$'nobody\n'
+expect "set of the empty account" 0 "" "" -- "$kk" set --service "$svc" -- ""
+input=""
+expect "secret-tool reads the empty account" 0 "nobody" "" -- secret-tool lookup service "$svc" username ""
+expect "Python keyring reads the empty account" 0 $'nobody\n' "" -- "$python" -m keyring get "$svc" ""
+expect "rm of the empty account" 0 "" "" -- "$kk" rm --service "$svc" ""
+expect "get of the removed empty account: exit 1" 1 "" "no secret for ''" -- "$kk" get --service "$svc" ""
+
+# Binary and unusual input.
+printf 'a\0b\377' | "$kk" set --service "$svc" binary 2>"$work/err"
+if [ "$("$kk" get -n --service "$svc" binary | od -An -tx1 | tr -d ' \n')" = "610062ff" ]; then ok "binary stdin round-trips"; else bad "binary stdin round-trips" "$(cat "$work/err")"; fi
+input=""
+expect "empty stdin is refused" 2 "" "no secret on standard input" -- "$kk" set --service "$svc" empty
+expect "unknown option" 2 "" "unknown option --bogus" -- "$kk" get --bogus x
+expect "unknown command" 2 "" "unknown command 'frobnicate'" -- "$kk" frobnicate
+expect "missing account" 2 "" "get needs an ACCOUNT" -- "$kk" get
+expect "missing option value" 2 "" "--service needs a value" -- "$kk" get --service
+expect "unknown backend" 2 "" "unknown backend" -- "$kk" --backend nope get x
+expect "empty service" 2 "" "invalid argument" -- "$kk" get --service "" x
+expect "--help" 0 "*" "" -- "$kk" --help
+expect "--version" 0 "*" "" -- "$kk" --version
+input=$'x\n'
+expect "memory backend from KEYCHAINKIT_BACKEND" 0 "" "" -- env KEYCHAINKIT_BACKEND=memory "$kk" set m
+input=""
+expect "memory backend keeps nothing across processes" 1 "" "no secret" -- env KEYCHAINKIT_BACKEND=memory "$kk" get m
+
+# The kernel keyring: the user's persistent keyring, shared by processes.
+input=$'from kernel\n'
+expect "kernel backend from KEYCHAINKIT_BACKEND" 0 "" "" -- env KEYCHAINKIT_BACKEND=kernel "$kk" set --service "$svc" k:acct
+input=""
+expect "kernel backend: another process reads it" 0 $'from kernel\n' "" -- "$kk" --backend kernel get --service "$svc" k:acct
+description="keychainkit:${#svc}:$svc:k:acct"
+# In a session keyring of its own, into which get_persistent links the
+# persistent keyring: possessed, so searchable (its user permissions are view and read).
+# shellcheck disable=SC2016 # expanded by the inner shell
+if value=$(keyctl session - sh -c 'keyctl pipe "$(keyctl search "$(keyctl get_persistent @s)" user "$1")"' sh "$description" 2>"$work/err") &&
+    [ "$value" = "from kernel" ]; then
+    ok "kernel backend: keyctl finds and reads $description"
+else
+    bad "kernel backend: keyctl finds and reads $description" "$value $(grep -v '^Joined session keyring' "$work/err")"
+fi
+expect "kernel backend: ls" 0 $'k:acct\n' "" -- "$kk" --backend kernel ls --service "$svc"
+expect "kernel backend: the Secret Service does not see it" 1 "" "no secret" -- "$kk" get --service "$svc" k:acct
+head -c 32768 /dev/zero | tr '\0' x >"$work/big"
+"$kk" --backend kernel set --service "$svc" k:acct <"$work/big" 2>"$work/err"; status=$?
+if [ "$status" = 2 ] && grep -q "1 to 32767 bytes" "$work/err"; then ok "kernel backend: a value over 32767 bytes: exit 2, the limit named"
+else bad "kernel backend: a value over 32767 bytes: exit 2, the limit named" "exit $status: $(cat "$work/err")"; fi
+expect "kernel backend: the value is untouched" 0 $'from kernel\n' "" -- "$kk" --backend kernel get --service "$svc" k:acct
+expect "kernel backend: rm" 0 "" "" -- "$kk" --backend kernel rm --service "$svc" k:acct
+expect "kernel backend: absent after rm" 1 "" "no secret" -- "$kk" --backend kernel get --service "$svc" k:acct
+expect "kernel backend under a seccomp filter forbidding keyctl: exit 4, says why" 4 "" "kernel keyring is forbidden here.*seccomp" -- \
+    "$python" "$here/without_keyctl.py" "$kk" --backend kernel get --service "$svc" k:acct
+
+"$kk" get --service "$svc" bob >&- 2>"$work/err"; status=$?
+if [ "$status" = 8 ] && grep -q "cannot write standard output" "$work/err"; then ok "closed stdout: exit 8"; else bad "closed stdout: exit 8" "exit $status: $(cat "$work/err")"; fi
+
+input=""
+expect "no Secret Service: exit 4, fast, names the kernel keyring" 4 "" "no Secret Service.*KEYCHAINKIT_BACKEND=kernel" -- env DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent timeout 5 "$kk" get x
+
+# watch: a line per change of state, never the value; stops on SIGINT. As
+# the service announces changes (create, our in-place update, remove), and
+# with --interval also by re-reading.
+watch_run() {  # NAME [WATCH-FLAG...]: the watch's output, after three writes
+    name=$1; shift
+    "$kk" watch "$@" --service "$svc" "$name" >"$work/watch" 2>&1 &
+    watcher=$!
+    sleep 0.5; printf 'one' | "$kk" set --service "$svc" "$name"
+    sleep 0.5; printf 'two' | "$kk" set --service "$svc" "$name"
+    sleep 0.5; "$kk" rm --service "$svc" "$name"
+    sleep 0.5; kill -INT "$watcher"; wait "$watcher" 2>/dev/null
+    cat "$work/watch"
+}
+for flags in "" "--interval 50"; do
+    # shellcheck disable=SC2086 # $flags is zero or two words
+    output=$(watch_run watched $flags)
+    expected="watching 'watched' on '$svc'; interrupt to stop
+watched: absent
+watched: present (change 1)
+watched: present (change 2)
+watched: absent"
+    if [ "$output" = "$expected" ] && ! printf '%s\n' "$output" | tail -n +2 | grep -qE 'one|two'; then
+        ok "watch ${flags:-(announced changes)} prints each change, not the value"
+    else
+        bad "watch ${flags:-(announced changes)} prints each change, not the value" "$output"
+    fi
+done
+
+# Locked: lock the default collection, expect exit 3 (never 1), unlock
+# without a dialog (bindings/python/tests/keyring_control.py knows each server).
+control() { PYTHONPATH="$here/../../bindings/python/tests" "$python" -c "import keyring_control; keyring_control.$1()"; }
+marker="MARKER-$RANDOM-SECRET"
+printf '%s' "$marker" | "$kk" set --service "$svc" locked
+control lock
+expect "locked keyring: exit 3, not 'not found'" 3 "" "locked" -- "$kk" get --service "$svc" locked
+input=$'new\n'
+expect "locked keyring: set exits 3" 3 "" "locked" -- "$kk" set --service "$svc" locked
+start=$(date +%s%N)
+expect "--prompt never: exit 3 at once" 3 "" "locked" -- "$kk" --prompt never get --service "$svc" locked
+elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+if [ "$elapsed_ms" -lt 2000 ]; then ok "--prompt never does not wait"; else bad "--prompt never does not wait" "${elapsed_ms} ms"; fi
+control unlock
+input=""
+expect "unlocked again: readable" 0 "$marker"$'\n' "" -- "$kk" get --service "$svc" locked
+"$kk" get --service "$svc" nonexistent-key >/dev/null 2>"$work/err"
+"$kk" frobnicate "$marker" >/dev/null 2>>"$work/err"
+if grep -q "$marker" "$work/err"; then bad "no secret in error text" "$(cat "$work/err")"; else ok "no secret in error text"; fi
+
+input=""
+expect "--prompt with an unknown policy: usage" 2 "" "unknown --prompt" -- "$kk" --prompt sometimes ls
+expect "--timeout needs milliseconds: usage" 2 "" "--timeout needs" -- "$kk" --timeout 0 ls
+expect "--timeout too large: usage, no crash" 2 "" "--timeout needs a number of milliseconds from 1 to 86400000" -- "$kk" --timeout 10000000000000000 get x
+expect "--prompt-timeout too large: usage, no crash" 2 "" "--prompt-timeout needs" -- "$kk" --prompt-timeout 99999999999999999999 get x
+expect "--timeout with a sign: usage" 2 "" "--timeout needs" -- "$kk" --timeout +5 get x
+expect "--timeout of one day is taken" 1 "" "no secret" -- "$kk" --timeout 86400000 --prompt-timeout 86400000 get --service "$svc" nobody-here
+expect "--collection with an empty value: usage" 2 "" "--collection: the collection is empty" -- "$kk" --collection "" ls
+expect "--collection with an alias that is no path element: usage" 2 "" "not letters, digits" -- "$kk" --collection my-alias ls
+input=$'in session\n'
+if [ "${KEYCHAINKIT_TEST_SERVER:-gnome-keyring}" = gnome-keyring ]; then
+    expect "--collection session: stored" 0 "" "" -- "$kk" --collection session set --service "$svc" sess
+    input=""
+    control lock
+    expect "--collection session: readable while the default collection is locked" 0 $'in session\n' "" -- "$kk" get --service "$svc" sess
+    control unlock
+    expect "--collection session: removed" 0 "" "" -- "$kk" rm --service "$svc" sess
+else
+    expect "--collection session: no such collection here" 7 "" "session" -- "$kk" --collection session set --service "$svc" sess
+fi
+
+# Names another program stored, written to a terminal: control characters
+# escaped (no escape sequence reaches it); to a pipe, as stored.
+input=$'x\n'
+expect "set of an account with an escape sequence" 0 "" "" -- "$kk" set --service "$svc.esc" $'evil\e]0;pwned\a\\name'
+input=""
+expect "ls to a pipe writes the name as stored" 0 $'evil\e]0;pwned\a\\name\n' "" -- "$kk" ls --service "$svc.esc"
+on_terminal=$(script -qec "$kk ls --service $svc.esc" /dev/null | tr -d '\r')
+if [ "$on_terminal" = 'evil\x1b]0;pwned\x07\\name' ]; then ok "ls to a terminal escapes control characters"
+else bad "ls to a terminal escapes control characters" "$(printf %q "$on_terminal")"; fi
+"$kk" rm --service "$svc.esc" $'evil\e]0;pwned\a\\name'
+
+finish
