@@ -47,52 +47,112 @@ struct Invocation {
                        [--timeout MS] [--prompt-timeout MS] [--require-encryption]
                        COMMAND ...
 
+    Stores, reads, lists and watches secrets in the Linux keychain: the
+    freedesktop Secret Service (gnome-keyring, KWallet, KeePassXC), or the
+    kernel keyring where none runs. Secrets are read from standard input,
+    never from arguments.
+
     commands:
-      set [--service S] ACCOUNT     store the secret read from stdin (prompted
-                                    without echo on a terminal; one trailing
-                                    newline is dropped); never from arguments
-      get [--service S] [-n] ACCOUNT
-                                    print the secret and a newline (-n: the
-                                    exact bytes, no newline)
-      rm [--service S] ACCOUNT      remove the secret (absent is not an error)
-      ls [--service S]              list the accounts of the service
-      watch [--service S] [--interval MS] ACCOUNT
-                                    print a line per change until interrupted,
-                                    as the service announces changes; with
-                                    --interval, also re-read every MS
-                                    milliseconds (for changes no service
-                                    announces: another tool's in-place update)
+      set ACCOUNT       store the secret read from stdin (prompted without echo
+                        on a terminal; one trailing newline is dropped)
+      get ACCOUNT       print the secret and a newline
+      rm ACCOUNT        remove the secret (absent is not an error)
+      ls                list the accounts of the service
+      watch ACCOUNT     print a line per change until interrupted, as the
+                        service announces changes
       git-credential get|store|erase
-                                    git's credential helper on the Secret
-                                    Service (also run as
-                                    git-credential-keychainkit): items shared
-                                    with git-credential-libsecret
-      --help, --version
+                        git's credential helper on the Secret Service (also
+                        run as git-credential-keychainkit): items shared with
+                        git-credential-libsecret
 
-    The service defaults to "keychainkit"; the backend to $KEYCHAINKIT_BACKEND,
-    else secret-service. kernel: the user's persistent kernel keyring, for
-    machines with no Secret Service ("user" keys described
-    keychainkit:<bytes of service>:<service>:<account>; values of 1 to
-    32767 bytes; nothing survives a reboot).
+    options:
+      --backend secret-service|kernel|memory
+                        where secrets are kept (default: $KEYCHAINKIT_BACKEND,
+                        else secret-service). kernel: the user's persistent
+                        kernel keyring, for machines with no Secret Service
+                        ("user" keys described
+                        keychainkit:<bytes of service>:<service>:<account>;
+                        values of 1 to 32767 bytes; nothing survives a
+                        reboot). memory: this process only, for trying things
+      --service S, -s S
+                        the service the account belongs to (default:
+                        keychainkit)
+      -n, --no-newline  get: print the exact bytes, no newline
+      --interval MS     watch: also re-read every MS milliseconds (for changes
+                        no service announces: another tool's in-place update)
+      --collection C    Secret Service: put new items in collection C (an alias
+                        such as "default" or "session", or an object path)
+      --prompt never|allowed|automatic
+                        Secret Service: whether a locked keyring may show its
+                        unlock dialog (default automatic: only with $DISPLAY or
+                        $WAYLAND_DISPLAY set)
+      --timeout MS      Secret Service: the bound on each operation, all its
+                        requests together (default \(timeout.components.seconds * 1000) ms; at most
+                        86400000, one day)
+      --prompt-timeout MS
+                        Secret Service: the bound on waiting for the user
+                        (default \(promptTimeout.components.seconds * 1000) ms; at most 86400000)
+      --require-encryption
+                        Secret Service: refuse a service that offers only
+                        unencrypted ("plain") transfer of secrets (exit 5)
+                        instead of using it
+      --help, -h        print this help
+      --version         print the version
 
-    Secret Service options: --collection C puts new items in collection C (an
-    alias such as "default" or "session", or an object path); --prompt says
-    whether a locked keyring may show its unlock dialog (automatic, the
-    default: only with $DISPLAY or $WAYLAND_DISPLAY set); --timeout bounds
-    each operation, all its requests together (default \(timeout.components.seconds * 1000) ms),
-    --prompt-timeout the wait for the user (default \(promptTimeout.components.seconds * 1000) ms); both at
-    most 86400000 (one day); --require-encryption refuses a service that
-    offers only unencrypted ("plain") transfer of secrets (exit 5) instead
-    of using it. Names written to a terminal have their
-    control characters escaped (\\x1b, and \\\\ for a backslash); to a
-    pipe or file they are written as stored.
+    Names written to a terminal have their control characters escaped (\\x1b,
+    and \\\\ for a backslash); to a pipe or file they are written as stored.
 
-    exit codes: 0 success, 1 not found, 2 bad usage, 3 keychain locked,
-                4 no Secret Service (or kernel keyring forbidden),
-                5 access denied, 6 canceled, 7 other keychain error,
-                8 input/output error
+    environment:
+      KEYCHAINKIT_BACKEND
+                        the backend when --backend is not given
+      DBUS_SESSION_BUS_ADDRESS, XDG_RUNTIME_DIR
+                        where the session bus is (the Secret Service's)
+      DISPLAY, WAYLAND_DISPLAY
+                        a graphical session: --prompt automatic allows unlock
+                        dialogs
+
+    exit codes:
+      0                 success
+      1                 not found
+      2                 bad usage
+      3                 keychain locked
+      4                 no Secret Service (or kernel keyring forbidden)
+      5                 access denied
+      6                 canceled
+      7                 other keychain error
+      8                 input/output error
     """
     }
+
+    /// What `git-credential-keychainkit --help` prints.
+    static let gitHelperUsage = """
+    usage: git-credential-keychainkit get|store|erase
+
+    git's credential helper on the Secret Service (gitcredentials(7)): git
+    runs it for `git config credential.helper keychainkit` and writes the
+    request on its standard input. Credentials are stored as
+    git-credential-libsecret stores them (org.gnome.keyring.NetworkPassword
+    items), so either helper finds the other's. Nothing waits without a
+    bound; a locked keyring or no Secret Service ends with a message, and git
+    asks the user instead.
+
+    commands:
+      get               print the stored credential that matches the request
+                        (protocol and host or path needed), unlocked items
+                        first, the most recently modified first
+      store             store the request's credential as its one item
+                        (protocol, host or path, username and password needed)
+      erase             remove the matching credentials (with a password given,
+                        only those holding it)
+
+    exit codes:
+      0                 success (also: nothing matched)
+      3                 keychain locked
+      4                 no Secret Service
+      5                 access denied
+      7                 other keychain error
+      8                 input/output error
+    """
 
     /// The longest time an option may give: one day, in milliseconds.
     static let longestMilliseconds = 86_400_000

@@ -18,6 +18,10 @@ let name = runAsGitHelper ? program : "keychainkit"
 let environmentBackend = runAsGitHelper ? nil : getenv("KEYCHAINKIT_BACKEND").map { String(cString: $0) }
 do {
     let invocation = try Invocation(arguments, environmentBackend: environmentBackend)
+    if runAsGitHelper, case .help = invocation.command {
+        try StandardStreams.writeLine(Invocation.gitHelperUsage)
+        exit(ExitCode.success.rawValue)
+    }
     var secretService: SecretServiceKeychainInterface?
     let keychain: any KeychainProtocol
     switch invocation.backend {
