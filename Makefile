@@ -163,11 +163,9 @@ test-swift:
 test-c: $(LIB)
 	IntegrationTests/c/run.sh $(CURDIR)/$(BUILD)/lib $(CURDIR)/include $(CURDIR)/$(BUILD)/c
 
-# The Python keyring backend's tests run on KeePassXC and KWallet in a run of
-# their own (a fresh server each): with them inside the whole suite, KeePassXC
-# 2.7.4 stopped answering from test_threads on (alive under gdb, no signal;
-# 2 of 3 runs in session 4, 1 of 1 in session 5), not diagnosed; alone they
-# pass (3 of 3 runs), as the suite without them does. The paths are
+# The Python keyring backend's tests run on KeePassXC and KWallet in runs of
+# their own, each with a fresh server: inside the whole suite KeePassXC 2.7.4
+# stops answering (alive, no signal; not diagnosed), alone they pass. The paths are
 # bindings/python's, where run-tests.sh runs pytest.
 KEYRING_TESTS := tests/test_keyring_backend.py tests/test_keyring_discovery.py tests/test_keyring_interop.py
 
