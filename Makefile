@@ -67,21 +67,32 @@ release: $(LIB) $(CLI)
 # (no swift on PATH) installs what was built without building again. The
 # stamp has the time the build started, so a source edited during the build
 # is newer than it.
+#
+# Hardened, as Debian builds (and lintian checks) binaries: full RELRO with
+# immediate binding, no RUNPATH (SwiftPM adds $ORIGIN unless told not to),
+# the C parts with the stack protector and _FORTIFY_SOURCE=2 (the Swift
+# runtime does its own bounds checks); the tool is a position-independent
+# executable, as SwiftPM links it. SWIFT_BUILD_FLAGS adds flags of the
+# caller's (debian/rules: where SwiftPM keeps its caches).
 RELEASE := .build/release
 STAMP   := $(BUILD)/release.stamp
-INPUTS  := Package.swift include/keychainkit.h $(sort $(shell find Sources -type f))
+HARDENING := --disable-local-rpath -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now \
+             -Xcc -fstack-protector-strong -Xcc -D_FORTIFY_SOURCE=2
+SWIFT_BUILD_FLAGS ?=
+RELEASE_FLAGS := -c release -Xswiftc -static-stdlib $(HARDENING) $(SWIFT_BUILD_FLAGS)
+INPUTS  := Package.swift include/keychainkit.h $(sort $(shell find Sources -type f)) $(RELEASE_FLAGS)
 BUILT   := $(shell cat $(STAMP) 2>/dev/null)
 STALE   := $(if $(filter-out $(BUILT),$(INPUTS))$(filter-out $(INPUTS),$(BUILT)),FORCE) \
            $(if $(wildcard $(LIB) $(RELEASE)/libkeychainkit.so),,FORCE) \
            $(if $(wildcard $(CLI) $(RELEASE)/keychainkit-cli),,FORCE)
 
-$(STAMP): $(INPUTS) $(STALE)
+$(STAMP): $(filter-out $(RELEASE_FLAGS),$(INPUTS)) $(STALE)
 	@command -v $(firstword $(SWIFT)) >/dev/null 2>&1 || { \
 	    echo "make: $(firstword $(SWIFT)) is not on PATH, and the build in $(BUILD)/ is missing or older than the sources." >&2; \
 	    echo "make: run 'make lib cli' first, as your user with the Swift toolchain on PATH; then 'sudo make install' installs that build." >&2; \
 	    exit 1; }
 	@mkdir -p $(BUILD) && echo '$(INPUTS)' > $@.new
-	$(SWIFT) build -c release -Xswiftc -static-stdlib
+	$(SWIFT) build $(RELEASE_FLAGS)
 	@mv -f $@.new $@ 2>/dev/null || test -f $@
 
 $(LIB): $(STAMP)

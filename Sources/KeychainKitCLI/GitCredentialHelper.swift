@@ -73,7 +73,7 @@ struct GitCredentialHelper {
         else { return }
         var secret = GitCredentialItems.secret(of: request)
         defer { secret.wipe() }
-        try call("storing the credential") { () throws(KeychainError) in
+        _ = try call("storing the credential") { () throws(KeychainError) in
             try store.storeOne(
                 secret, attributes: GitCredentialItems.attributes(of: request), schema: GitCredentialItems.schema,
                 label: GitCredentialItems.label(of: request))
