@@ -6,7 +6,11 @@
 # depends on this one, and run; every ```console block is a transcript whose
 # `$ ` lines run (with build/bin on PATH) and whose other lines are the exact
 # output expected. (The ```sh blocks are make targets and install commands,
-# run by CI itself and by IntegrationTests/packaging.) Prints `N passed, N failed`.
+# run by CI itself and by IntegrationTests/packaging.) Then it checks the
+# README's facts that drift against their sources: the Debian packages it
+# lists against scripts/install-deps.sh, its list of what `make test` runs
+# against the Makefile's `test:` target, and its layout table against the
+# repository's top-level directories. Prints `N passed, N failed`.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 [ "${KEYCHAINKIT_TEST_KEYRING:-}" = private ] || exec "$root/scripts/with-secret-service.sh" "$0" "$@"
@@ -69,6 +73,114 @@ for sample in "$work"/*.console; do
         esac
     done < "$sample"
     if diff -u "$sample" "$work/actual" > "$work/log"; then ok "$name"; else bad "$name"; fi
+done
+
+# The README's facts that drift, each checked against its one source. Each
+# check prints what differs into the log and exits non-zero.
+facts() {  # facts NAME: runs the Python check NAME (below) on the README
+    "$python" - "$1" "$root" >"$work/log" 2>&1 <<'PY'
+import os, re, subprocess, sys
+check, root = sys.argv[1], sys.argv[2]
+readme = open(os.path.join(root, "README.md")).read()
+# The README's prose, without its fenced blocks.
+prose = re.sub(r"^```.*?^```\n", "", readme, flags=re.S | re.M)
+
+def differ(label_a, a, label_b, b):
+    print(f"{label_a}: {' '.join(a) or '(none)'}")
+    print(f"{label_b}: {' '.join(b) or '(none)'}")
+    sys.exit(1)
+
+if check == "packages":
+    # README: "... these Debian packages: `a`, `b`, ... `z`." (one paragraph,
+    # which names scripts/install-deps.sh) against the script's packages="...".
+    script = open(os.path.join(root, "scripts/install-deps.sh")).read()
+    found = re.search(r'^packages="([^"]*)"', script, flags=re.M)
+    if not found:
+        sys.exit('scripts/install-deps.sh: no packages="..." line')
+    wanted = found.group(1).split()
+    paragraph = next((p for p in prose.split("\n\n") if "these Debian packages:" in p), None)
+    if paragraph is None or "scripts/install-deps.sh" not in paragraph:
+        sys.exit("README.md: no paragraph naming scripts/install-deps.sh and 'these Debian packages:'")
+    text, listed = paragraph.split("these Debian packages:", 1)[1], []
+    while (item := re.match(r"\s*(?:,\s*|and\s+)?`([^`]+)`", text)):
+        listed.append(item.group(1))
+        text = text[item.end():]
+    if sorted(listed) != sorted(wanted) or len(set(listed)) != len(listed):
+        print("missing from README.md:", " ".join(sorted(set(wanted) - set(listed))) or "(none)")
+        print("not in scripts/install-deps.sh:", " ".join(sorted(set(listed) - set(wanted))) or "(none)")
+        differ("README.md", listed, "scripts/install-deps.sh", wanted)
+
+elif check == "make-test":
+    # README: "`make test` runs these targets, in order, after `make deps`:"
+    # then a list "- `make test-x`: ..." against the Makefile's test: target
+    # (its prerequisites, then its $(MAKE) sub-targets in order).
+    makefile = open(os.path.join(root, "Makefile")).read()
+    rule = re.search(r"^test:([^\n]*)\n((?:\t[^\n]*\n)*)", makefile, flags=re.M)
+    if not rule:
+        sys.exit("Makefile: no test: target")
+    prerequisites = rule.group(1).split()
+    steps = re.findall(r"\$\(MAKE\)\s+(?:-\S+\s+)*([\w.-]+)", rule.group(2))
+    lines = readme.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("`make test` runs")), None)
+    if start is None:
+        sys.exit("README.md: no line beginning '`make test` runs'")
+    named = re.findall(r"`make ([\w.-]+)`", lines[start].split(" runs", 1)[1])
+    if named != prerequisites:
+        differ("README.md runs it after", named, "the Makefile's test: prerequisites", prerequisites)
+    listed, i = [], start + 1
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    while i < len(lines) and lines[i].startswith("- "):
+        item = re.match(r"- `make ([\w.-]+)`", lines[i])
+        if not item:
+            sys.exit(f"README.md:{i + 1}: list item without `make TARGET`: {lines[i]}")
+        listed.append(item.group(1))
+        i += 1
+    if listed != steps:
+        differ("README.md", listed, "the Makefile's test: target", steps)
+
+elif check == "layout":
+    # README: the table headed "| path | what |". Every top-level directory
+    # of the repository has a row naming it or a path inside it; every path
+    # a row names exists.
+    tracked = subprocess.run(["git", "-C", root, "ls-files"], capture_output=True, text=True)
+    if tracked.returncode != 0:
+        sys.exit("git ls-files failed (not a git checkout?): " + tracked.stderr)
+    directories = sorted({f.split("/", 1)[0] for f in tracked.stdout.splitlines() if "/" in f}
+                         & {d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d))})
+    lines = readme.splitlines()
+    header = next((i for i, line in enumerate(lines) if re.match(r"\|\s*path\s*\|\s*what\s*\|", line)), None)
+    if header is None:
+        sys.exit("README.md: no table headed '| path | what |'")
+    named, ok = set(), True
+    for number in range(header + 2, len(lines)):
+        if not lines[number].startswith("|"):
+            break
+        cell = lines[number].split("|")[1]
+        paths = re.findall(r"`([^`]+)`", cell)
+        if not paths:
+            print(f"README.md:{number + 1}: a layout row that names no path")
+            ok = False
+        for path in paths:
+            path = path.rstrip("/")
+            named.add(path)
+            if not os.path.exists(os.path.join(root, path)):
+                print(f"README.md:{number + 1}: the layout table names {path}, which does not exist")
+                ok = False
+    for directory in directories:
+        if not any(path == directory or path.startswith(directory + "/") for path in named):
+            print(f"README.md: no layout row for the top-level directory {directory}/")
+            ok = False
+    sys.exit(0 if ok else 1)
+PY
+}
+for check in packages make-test layout; do
+    case $check in
+        packages)  name="README's Debian packages are scripts/install-deps.sh's" ;;
+        make-test) name="README's list of what make test runs is the Makefile's test: target" ;;
+        layout)    name="README's layout table has a row per top-level directory, and its paths exist" ;;
+    esac
+    if facts "$check"; then ok "$name"; else bad "$name"; fi
 done
 
 finish
