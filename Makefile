@@ -15,10 +15,15 @@
 #   make wheel      build the Python package as a wheel in build/ that carries
 #                   libkeychainkit.so (needs neither the toolchain nor an
 #                   installed library where it is pip-installed)
-#   make install    install the library, header, pkg-config file and tool
-#                   (PREFIX=/usr/local, DESTDIR= for staging) as built by
-#                   make lib cli, without building again: sudo needs no swift
+#   make man        the manual pages into build/man, from the programs' --help
+#                   and the header's doc comments
+#   make install    install the library, header, pkg-config file, tool, manual
+#                   pages and bash completion (PREFIX=/usr/local, DESTDIR= for
+#                   staging) as built by make lib cli, without building
+#                   again: sudo needs no swift
 #   make uninstall  remove what make install installed
+#   make deb        the Debian packages (libkeychainkit0, libkeychainkit-dev,
+#                   keychainkit, python3-keychainkit) into build/deb/
 #   make deps       install missing Debian packages
 
 SWIFT    ?= swift
@@ -41,7 +46,7 @@ CLI      := $(BUILD)/bin/keychainkit
 GIT_HELPER := $(BUILD)/bin/git-credential-keychainkit
 PYTHON    = $(shell scripts/python-venv.sh)
 
-.PHONY: all demo deps release lib cli wheel install uninstall test test-swift test-c test-python test-cli test-git test-hostile test-packaging test-abi test-bench test-readme test-hygiene test-sanitizers check-extended bench clean FORCE
+.PHONY: all demo deps release lib cli man deb wheel install uninstall test test-swift test-c test-python test-cli test-git test-hostile test-packaging test-deb test-abi test-bench test-readme test-hygiene test-sanitizers check-extended bench clean FORCE
 
 all: lib cli
 
@@ -108,6 +113,32 @@ $(CLI): $(STAMP)
 $(GIT_HELPER): $(CLI)
 	ln -sf keychainkit $@
 
+# The manual pages (scripts/man.py): section 1 from the programs' --help,
+# section 3 from the header's doc comments.
+MAN_STAMP := $(BUILD)/man/.stamp
+MANDIR    := $(PREFIX)/share/man
+COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
+
+man: $(MAN_STAMP)
+
+$(MAN_STAMP): scripts/man.py include/keychainkit.h $(CLI) $(GIT_HELPER)
+	rm -rf $(BUILD)/man && mkdir -p $(BUILD)/man
+	python3 scripts/man.py $(BUILD)/man include/keychainkit.h $(CLI) $(GIT_HELPER) >/dev/null
+	touch $@
+
+# The packages are built from a copy of the source tree in build/deb/, with
+# dpkg-buildpackage (debian/rules takes swift from PATH); they land in
+# build/deb/. Needs no network.
+DEB_STAGE := $(BUILD)/deb/keychainkit-$(VERSION)
+
+deb:
+	rm -rf $(BUILD)/deb && mkdir -p $(DEB_STAGE)
+	tar --exclude=./.git --exclude=./.build --exclude=./build --exclude=__pycache__ --exclude='*.egg-info' \
+	    --exclude=.pytest_cache --exclude=.hypothesis --exclude=./bindings/python/build --exclude=./debian/.home \
+	    -cf - . | tar -xf - -C $(DEB_STAGE)
+	cd $(DEB_STAGE) && SWIFT=$(SWIFT) dpkg-buildpackage -b -us -uc
+	@ls $(BUILD)/deb/*.deb
+
 FORCE:
 
 # The Python package with the library inside, built from a staged copy of
@@ -130,8 +161,9 @@ wheel: $(LIB)
 
 # Installs what `make lib cli` built; needs no toolchain when that is up to
 # date. The .pc file is written here, for this PREFIX and LIBDIR.
-install: $(LIB) $(CLI)
-	install -d $(DESTDIR)$(PREFIX)/$(LIBDIR) $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/bin
+install: $(LIB) $(CLI) $(MAN_STAMP)
+	install -d $(DESTDIR)$(PREFIX)/$(LIBDIR) $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/bin \
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(COMPLETIONDIR)
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/keychainkit
 	ln -sf keychainkit $(DESTDIR)$(PREFIX)/bin/git-credential-keychainkit
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/$(LIBDIR)/$(REALNAME)
@@ -141,6 +173,10 @@ install: $(LIB) $(CLI)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    pkgconfig/keychainkit.pc.in > $(DESTDIR)$(PREFIX)/$(LIBDIR)/pkgconfig/keychainkit.pc
 	chmod 644 $(DESTDIR)$(PREFIX)/$(LIBDIR)/pkgconfig/keychainkit.pc
+	install -m 644 $(BUILD)/man/man1/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(BUILD)/man/man3/*.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 644 completions/keychainkit $(DESTDIR)$(COMPLETIONDIR)/keychainkit
+	ln -sf keychainkit $(DESTDIR)$(COMPLETIONDIR)/git-credential-keychainkit
 	@if [ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null && [ "$$(id -u)" -eq 0 ]; then ldconfig; fi
 
 uninstall:
@@ -149,7 +185,12 @@ uninstall:
 	      $(DESTDIR)$(PREFIX)/$(LIBDIR)/$(SONAME) \
 	      $(DESTDIR)$(PREFIX)/$(LIBDIR)/libkeychainkit.so \
 	      $(DESTDIR)$(PREFIX)/include/keychainkit.h \
-	      $(DESTDIR)$(PREFIX)/$(LIBDIR)/pkgconfig/keychainkit.pc
+	      $(DESTDIR)$(PREFIX)/$(LIBDIR)/pkgconfig/keychainkit.pc \
+	      $(DESTDIR)$(MANDIR)/man1/keychainkit.1 $(DESTDIR)$(MANDIR)/man1/git-credential-keychainkit.1 \
+	      $(DESTDIR)$(MANDIR)/man3/keychainkit.3 \
+	      $(DESTDIR)$(COMPLETIONDIR)/keychainkit $(DESTDIR)$(COMPLETIONDIR)/git-credential-keychainkit
+	for function in $$(sed -n 's/^KK_API [^(]*[ *]\(kk_[a-z_]*\)(.*/\1/p' include/keychainkit.h); do \
+	    rm -f "$(DESTDIR)$(MANDIR)/man3/$$function.3"; done
 
 test: deps
 	$(MAKE) test-swift
@@ -159,6 +200,7 @@ test: deps
 	$(MAKE) test-git
 	$(MAKE) test-hostile
 	$(MAKE) test-packaging
+	$(MAKE) test-deb
 	$(MAKE) test-abi
 	$(MAKE) test-bench
 	$(MAKE) test-readme
@@ -235,6 +277,11 @@ test-abi: $(LIB)
 
 test-packaging: $(LIB) $(CLI)
 	IntegrationTests/packaging/run.sh
+
+# make deb offline, lintian, then (as root) install, use with the toolchain
+# hidden, and purge the four packages.
+test-deb:
+	IntegrationTests/deb/run.sh
 
 clean:
 	$(SWIFT) package clean

@@ -84,6 +84,52 @@ installed_layout() {
 }
 check "installed library, symlinks, header and .pc (no staging path inside)" installed_layout
 
+# The manual pages and the bash completion are installed, and each page
+# reads without a warning from man.
+installed_manuals() {
+    local d="$stage$prefix" page out
+    [ -f "$d/share/man/man1/keychainkit.1" ] && [ -f "$d/share/man/man1/git-credential-keychainkit.1" ] &&
+    [ -f "$d/share/man/man3/keychainkit.3" ] && [ -f "$d/share/man/man3/kk_get.3" ] &&
+    [ -f "$d/share/bash-completion/completions/keychainkit" ] || { echo "a page or the completion is missing"; return 1; }
+    for page in "$d"/share/man/man1/*.1 "$d"/share/man/man3/*.3; do
+        out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l "$page" 2>&1 >/dev/null)
+        [ -z "$out" ] || { echo "$page: $out"; return 1; }
+    done
+}
+check "installed manual pages (man --warnings clean) and bash completion" installed_manuals
+
+# Every option of keychainkit --help is in keychainkit(1), and every function
+# the header exports has its page in section 3.
+manuals_complete() {
+    local d="$stage$prefix" option function missing=""
+    for option in $(build/bin/keychainkit --help | grep -oE -- '(^| )--?[a-z][a-z-]*' | sort -u); do
+        grep -qF -- "$(sed 's/-/\\-/g' <<<"$option")" "$d/share/man/man1/keychainkit.1" || missing="$missing $option"
+    done
+    for function in $(sed -n 's/^KK_API [^(]*[ *]\(kk_[a-z_]*\)(.*/\1/p' include/keychainkit.h); do
+        [ -f "$d/share/man/man3/$function.3" ] || missing="$missing $function(3)"
+    done
+    [ -z "$missing" ] || { echo "no entry for:$missing"; return 1; }
+}
+check "keychainkit(1) has every option of --help; every exported function has its page" manuals_complete
+
+# Hardened as Debian builds binaries (make lib cli): no RUNPATH, full RELRO
+# with immediate binding, a PIE tool, and hardening-check's verdict. Its
+# control-flow check is left out: Debian 12's own dpkg-buildflags do not
+# enable -fcf-protection, and swiftc (6.3) emits no CET instrumentation, so
+# no Swift binary can carry the property (forcing it with -z ibt would crash
+# on hardware that enforces it).
+hardened() {
+    local binary
+    for binary in "$lib" build/bin/keychainkit; do
+        ! readelf -d "$binary" | grep -qE 'RUNPATH|RPATH' || { echo "$binary has a RUNPATH"; return 1; }
+        readelf -d "$binary" | grep -q 'BIND_NOW' || { echo "$binary: no BIND_NOW"; return 1; }
+        readelf -lW "$binary" | grep -q GNU_RELRO || { echo "$binary: no RELRO"; return 1; }
+        hardening-check --nocfprotection "$binary" || return 1
+    done
+    readelf -d build/bin/keychainkit | grep -q 'FLAGS_1.*PIE' || { echo "the tool is no PIE"; return 1; }
+}
+check "hardened: no RUNPATH, RELRO, BIND_NOW, PIE tool, hardening-check passes (library and tool)" hardened
+
 # git runs `git-credential-keychainkit get` for `credential.helper keychainkit`:
 # the installed link runs the helper (an operation git does not know is
 # ignored; a request with no Secret Service fails fast, exit 4).

@@ -16,7 +16,11 @@ import runpy
 from pathlib import Path
 
 from setuptools import Distribution, setup
-from setuptools.command.bdist_wheel import bdist_wheel
+
+try:
+    from setuptools.command.bdist_wheel import bdist_wheel
+except ImportError:  # setuptools < 70.1 (Debian 12 has 66): the wheel package's
+    from wheel.bdist_wheel import bdist_wheel
 
 HERE = Path(__file__).resolve().parent
 BUNDLED = any((HERE / "keychainkit").glob("libkeychainkit.so*"))
