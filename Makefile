@@ -44,9 +44,12 @@ LIB      := $(BUILD)/lib/$(REALNAME)
 CLI      := $(BUILD)/bin/keychainkit
 # git's credential helper: the same program under the name git looks for.
 GIT_HELPER := $(BUILD)/bin/git-credential-keychainkit
+# Docker's and Podman's credential helper: the same program, likewise.
+DOCKER_HELPER := $(BUILD)/bin/docker-credential-keychainkit
+HELPERS  := $(GIT_HELPER) $(DOCKER_HELPER)
 PYTHON    = $(shell scripts/python-venv.sh)
 
-.PHONY: all demo deps release lib cli man deb wheel install uninstall test test-swift test-c test-python test-cli test-git test-hostile test-packaging test-deb test-abi test-bench test-readme test-hygiene test-sanitizers check-extended bench clean FORCE
+.PHONY: all demo deps release lib cli man deb wheel install uninstall test test-swift test-c test-python test-cli test-git test-docker test-hostile test-packaging test-deb test-abi test-bench test-readme test-hygiene test-sanitizers check-extended bench clean FORCE
 
 all: lib cli
 
@@ -60,7 +63,7 @@ demo: deps
 # of everything but the kk_ symbols it exports.
 lib: $(LIB)
 
-cli: $(CLI) $(GIT_HELPER)
+cli: $(CLI) $(HELPERS)
 
 release: $(LIB) $(CLI)
 
@@ -110,7 +113,7 @@ $(CLI): $(STAMP)
 	mkdir -p $(BUILD)/bin
 	strip -o $@ $(RELEASE)/keychainkit-cli
 
-$(GIT_HELPER): $(CLI)
+$(HELPERS): $(CLI)
 	ln -sf keychainkit $@
 
 # The manual pages (scripts/man.py): section 1 from the programs' --help,
@@ -121,9 +124,9 @@ COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
 
 man: $(MAN_STAMP)
 
-$(MAN_STAMP): scripts/man.py include/keychainkit.h $(CLI) $(GIT_HELPER)
+$(MAN_STAMP): scripts/man.py include/keychainkit.h $(CLI) $(HELPERS)
 	rm -rf $(BUILD)/man && mkdir -p $(BUILD)/man
-	python3 scripts/man.py $(BUILD)/man include/keychainkit.h $(CLI) $(GIT_HELPER) >/dev/null
+	python3 scripts/man.py $(BUILD)/man include/keychainkit.h $(CLI) $(HELPERS) >/dev/null
 	touch $@
 
 # The packages are built from a copy of the source tree in build/deb/, with
@@ -166,6 +169,7 @@ install: $(LIB) $(CLI) $(MAN_STAMP)
 	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(COMPLETIONDIR)
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/keychainkit
 	ln -sf keychainkit $(DESTDIR)$(PREFIX)/bin/git-credential-keychainkit
+	ln -sf keychainkit $(DESTDIR)$(PREFIX)/bin/docker-credential-keychainkit
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/$(LIBDIR)/$(REALNAME)
 	ln -sf $(REALNAME) $(DESTDIR)$(PREFIX)/$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/$(LIBDIR)/libkeychainkit.so
@@ -177,18 +181,22 @@ install: $(LIB) $(CLI) $(MAN_STAMP)
 	install -m 644 $(BUILD)/man/man3/*.3 $(DESTDIR)$(MANDIR)/man3/
 	install -m 644 completions/keychainkit $(DESTDIR)$(COMPLETIONDIR)/keychainkit
 	ln -sf keychainkit $(DESTDIR)$(COMPLETIONDIR)/git-credential-keychainkit
+	ln -sf keychainkit $(DESTDIR)$(COMPLETIONDIR)/docker-credential-keychainkit
 	@if [ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null && [ "$$(id -u)" -eq 0 ]; then ldconfig; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/keychainkit $(DESTDIR)$(PREFIX)/bin/git-credential-keychainkit \
+	      $(DESTDIR)$(PREFIX)/bin/docker-credential-keychainkit \
 	      $(DESTDIR)$(PREFIX)/$(LIBDIR)/$(REALNAME) \
 	      $(DESTDIR)$(PREFIX)/$(LIBDIR)/$(SONAME) \
 	      $(DESTDIR)$(PREFIX)/$(LIBDIR)/libkeychainkit.so \
 	      $(DESTDIR)$(PREFIX)/include/keychainkit.h \
 	      $(DESTDIR)$(PREFIX)/$(LIBDIR)/pkgconfig/keychainkit.pc \
 	      $(DESTDIR)$(MANDIR)/man1/keychainkit.1 $(DESTDIR)$(MANDIR)/man1/git-credential-keychainkit.1 \
+	      $(DESTDIR)$(MANDIR)/man1/docker-credential-keychainkit.1 \
 	      $(DESTDIR)$(MANDIR)/man3/keychainkit.3 \
-	      $(DESTDIR)$(COMPLETIONDIR)/keychainkit $(DESTDIR)$(COMPLETIONDIR)/git-credential-keychainkit
+	      $(DESTDIR)$(COMPLETIONDIR)/keychainkit $(DESTDIR)$(COMPLETIONDIR)/git-credential-keychainkit \
+	      $(DESTDIR)$(COMPLETIONDIR)/docker-credential-keychainkit
 	for function in $$(sed -n 's/^KK_API [^(]*[ *]\(kk_[a-z_]*\)(.*/\1/p' include/keychainkit.h); do \
 	    rm -f "$(DESTDIR)$(MANDIR)/man3/$$function.3"; done
 
@@ -198,6 +206,7 @@ test: deps
 	$(MAKE) test-python
 	$(MAKE) test-cli
 	$(MAKE) test-git
+	$(MAKE) test-docker
 	$(MAKE) test-hostile
 	$(MAKE) test-packaging
 	$(MAKE) test-deb
@@ -239,6 +248,12 @@ test-git: $(GIT_HELPER)
 	scripts/with-kwallet.sh IntegrationTests/git/run.sh $(CURDIR)/$(GIT_HELPER) $(PYTHON)
 	scripts/with-keepassxc.sh IntegrationTests/git/run.sh $(CURDIR)/$(GIT_HELPER) $(PYTHON)
 
+# docker-credential-keychainkit: the protocol, items shared with Debian's
+# docker-credential-secretservice both ways, a real podman login and logout
+# against a local registry, and no Secret Service or a locked one.
+test-docker: $(DOCKER_HELPER)
+	$(HARNESS) IntegrationTests/docker/run.sh $(CURDIR)/$(DOCKER_HELPER) $(PYTHON)
+
 # Against the hostile fake Secret Service (IntegrationTests/hostile): the fake itself,
 # checked with libsecret's secret-tool, then every trust-boundary finding
 # through the Python binding, the git helper and the CLI.
@@ -247,12 +262,12 @@ test-hostile: $(LIB) $(CLI) $(GIT_HELPER)
 	KEYCHAINKIT_TEST_HARNESS=scripts/with-fake-secret-service.sh bindings/python/run-tests.sh \
 	    $(CURDIR)/IntegrationTests/hostile/test_trust_boundary.py
 
-bench: deps $(LIB) $(GIT_HELPER)
+bench: deps $(LIB) $(HELPERS)
 	bench/run.sh full
 
 # The benchmarks in a tiny configuration, so that they cannot rot; no timing
 # is asserted.
-test-bench: $(LIB) $(GIT_HELPER)
+test-bench: $(LIB) $(HELPERS)
 	bench/run.sh tiny
 
 test-readme: $(LIB) $(CLI)

@@ -99,6 +99,7 @@ def main():
     ])
     git_helpers(process_rounds, os.path.join(os.path.dirname(binary), "git-credential-keychainkit"),
                 os.environ["KEYCHAINKIT_BENCH_GIT_LIBSECRET"])
+    docker_helpers(process_rounds, os.path.join(os.path.dirname(binary), "docker-credential-keychainkit"))
     kc.close()
 
 
@@ -129,6 +130,26 @@ def git_helpers(rounds, ours, libsecret):
         ("git-credential-libsecret get", run([libsecret, "get"])),
     ])
     assert subprocess.run([ours, "erase"], input=request).returncode == 0
+
+
+def docker_helpers(rounds, ours):
+    """`get` as a whole process through each Docker credential helper, one
+    login both find (ours stores it as docker-credential-secretservice does)."""
+    server = f"kkbench-docker-{os.getpid()}.example:5000"
+    login = json.dumps({"ServerURL": server, "Username": "u", "Secret": "benchmark-value"}).encode()
+    assert subprocess.run([ours, "store"], input=login).returncode == 0
+
+    def get(helper):
+        def once():
+            result = subprocess.run([helper, "get"], input=server.encode(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            assert result.returncode == 0 and b'"Secret":"benchmark-value"' in result.stdout, result
+        return once
+
+    compare("docker credential", rounds, [
+        ("docker-credential-keychainkit get", get(ours)),
+        ("docker-credential-secretservice get", get("docker-credential-secretservice")),
+    ])
+    assert subprocess.run([ours, "erase"], input=server.encode()).returncode == 0
 
 
 if __name__ == "__main__":

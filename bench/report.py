@@ -39,6 +39,8 @@ COMPARISONS = [
      "git credential fill, git-credential-libsecret", "ratio", None),
     ("git helper get: keychainkit vs libsecret (process)", "git-credential-keychainkit get",
      "git-credential-libsecret get", "ratio", None),
+    ("docker helper get: keychainkit vs secretservice (process)", "docker-credential-keychainkit get",
+     "docker-credential-secretservice get", "ratio", None),
     ("write with many observers elsewhere vs none", "kk_set, many observers on other keys", "kk_set, 0 observers", "ratio", 1.1),
     # 4 writer processes at once, each with its own connection; every key
     # checked to have exactly one item afterwards (bench_contention.c).

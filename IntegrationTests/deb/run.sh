@@ -86,9 +86,10 @@ check "the system python3 imports keychainkit, which loads libkeychainkit.so.0 (
 installed_tools() {
     without_toolchain sh -c 'keychainkit --help | grep -q "^usage: keychainkit" &&
         git-credential-keychainkit --help | grep -q "^usage: git-credential-keychainkit" &&
+        docker-credential-keychainkit version | grep -q "^docker-credential-keychainkit (keychainkit) " &&
         printf "s3cret\n" | keychainkit --backend memory set token && keychainkit --version'
 }
-check "keychainkit and git-credential-keychainkit run (toolchain hidden)" installed_tools
+check "keychainkit and its git and Docker helpers run (toolchain hidden)" installed_tools
 
 installed_manuals() {
     man -P cat keychainkit | grep -q "KEYCHAINKIT(1)" && man -P cat git-credential-keychainkit | grep -q "get" &&
@@ -104,7 +105,8 @@ purged_clean() {
     local package left=""
     for package in $packages; do dpkg -L "$package" >/dev/null 2>&1 && left="$left $package"; done
     ldconfig -p | grep -q keychainkit && left="$left (ldconfig: $(ldconfig -p | grep keychainkit))"
-    for path in /usr/bin/keychainkit /usr/bin/git-credential-keychainkit /usr/include/keychainkit.h \
+    for path in /usr/bin/keychainkit /usr/bin/git-credential-keychainkit /usr/bin/docker-credential-keychainkit \
+        /usr/include/keychainkit.h \
         /usr/share/man/man1/keychainkit.1.gz /usr/share/man/man3/kk_get.3.gz /usr/lib/python3/dist-packages/keychainkit \
         /usr/share/bash-completion/completions/keychainkit /usr/share/doc/libkeychainkit0; do
         [ -e "$path" ] && left="$left $path"

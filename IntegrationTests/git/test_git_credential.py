@@ -22,9 +22,6 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 import pytest
-from jeepney import DBusAddress, new_method_call
-from jeepney.io.blocking import open_dbus_connection
-from jeepney.wrappers import unwrap_msg
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bindings" / "python" / "tests"))
 import keyring_control  # noqa: E402
@@ -106,22 +103,12 @@ def reject(env: Dict[str, str], helper_path: str = HELPER, *config: str, **field
 
 def items(**attributes: str) -> List[Dict[str, str]]:
     """The items, locked or not, whose attributes include these: each as its
-    attributes (``attribute.NAME``), ``label`` and ``schema``, read over
-    D-Bus (secret-tool prints attributes and labels on separate streams)."""
-    found: List[Dict[str, str]] = []
-    with open_dbus_connection(bus="SESSION") as connection:
-        reply = connection.send_and_get_reply(
-            new_method_call(keyring_control.SERVICE, "SearchItems", "a{ss}", (attributes,)), timeout=BOUND)
-        unlocked, locked = unwrap_msg(reply)
-        for path in unlocked + locked:
-            properties = DBusAddress(path, bus_name=keyring_control.BUS_NAME,
-                                     interface="org.freedesktop.DBus.Properties")
-            (values,) = unwrap_msg(connection.send_and_get_reply(
-                new_method_call(properties, "GetAll", "s", ("org.freedesktop.Secret.Item",)), timeout=BOUND))
-            item_attributes = dict(values["Attributes"][1])
-            item = {f"attribute.{k}": v for k, v in item_attributes.items() if k != "xdg:schema"}
-            item.update(label=values["Label"][1], schema=item_attributes.get("xdg:schema", ""))
-            found.append(item)
+    attributes (``attribute.NAME``), ``label`` and ``schema``."""
+    found = []
+    for item in keyring_control.items(attributes):
+        fields = {f"attribute.{k}": v for k, v in item["attributes"].items() if k != "xdg:schema"}
+        fields.update(label=item["label"], schema=item["attributes"].get("xdg:schema", ""))
+        found.append(fields)
     return found
 
 

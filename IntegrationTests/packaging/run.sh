@@ -89,6 +89,7 @@ check "installed library, symlinks, header and .pc (no staging path inside)" ins
 installed_manuals() {
     local d="$stage$prefix" page out
     [ -f "$d/share/man/man1/keychainkit.1" ] && [ -f "$d/share/man/man1/git-credential-keychainkit.1" ] &&
+    [ -f "$d/share/man/man1/docker-credential-keychainkit.1" ] && [ -L "$d/bin/docker-credential-keychainkit" ] &&
     [ -f "$d/share/man/man3/keychainkit.3" ] && [ -f "$d/share/man/man3/kk_get.3" ] &&
     [ -f "$d/share/bash-completion/completions/keychainkit" ] || { echo "a page or the completion is missing"; return 1; }
     for page in "$d"/share/man/man1/*.1 "$d"/share/man/man3/*.3; do

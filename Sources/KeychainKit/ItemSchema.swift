@@ -30,6 +30,12 @@ public struct ItemSchema: Hashable, Sendable {
         name: "org.gnome.keyring.NetworkPassword",
         attributeNames: ["server", "user", "protocol", "port", "object", "domain", "authtype"])
 
+    /// Docker's and Podman's registry logins, as
+    /// `docker-credential-secretservice` (docker-credential-helpers) stores
+    /// them: `label` is always "Docker Credentials", `docker_cli` "1".
+    public static let dockerCredentials = ItemSchema(
+        name: "io.docker.Credentials", attributeNames: ["label", "server", "username", "docker_cli"])
+
     /// Whether `item` carries this schema's name.
     public func isSchema(of item: AttributeItem) -> Bool {
         item.attribute(Self.schemaAttribute, is: name)

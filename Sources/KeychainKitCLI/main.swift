@@ -10,6 +10,15 @@ signal(SIGPIPE, SIG_IGN)
 /// Run as git-credential-keychainkit (a link to this program, which git runs
 /// for `credential.helper keychainkit`), it is `keychainkit git-credential`.
 let program = CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? "") } ?? ""
+
+/// Run as docker-credential-keychainkit (a link to this program, which Docker
+/// and Podman run for the `keychainkit` credential helper), it speaks their
+/// protocol, on the Secret Service whatever the environment's backend.
+if program == DockerCredentialHelper.name || CommandLine.arguments.dropFirst().first == "docker-credential" {
+    let actions = Array(CommandLine.arguments.dropFirst(program == DockerCredentialHelper.name ? 1 : 2))
+    DockerCredentialHelper.main(actions) { SecretServiceKeychainInterface() }
+}
+
 let runAsGitHelper = program == "git-credential-keychainkit"
 let arguments = (runAsGitHelper ? ["git-credential"] : []) + CommandLine.arguments.dropFirst()
 let name = runAsGitHelper ? program : "keychainkit"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Iterator
+from typing import Any, Dict, Iterator, List
 
 from contextlib import contextmanager
 from jeepney import DBusAddress, new_method_call
@@ -100,3 +100,17 @@ def is_locked() -> bool:
         properties = DBusAddress(_default_collection(connection), bus_name=BUS_NAME, interface="org.freedesktop.DBus.Properties")
         (_signature, value), = _call(connection, properties, "Get", "ss", ("org.freedesktop.Secret.Collection", "Locked"))
         return bool(value)
+
+
+def items(attributes: Dict[str, str]) -> List[Dict[str, Any]]:
+    """The items, locked or not, whose attributes include these, read over
+    D-Bus: each as {"attributes": its attributes (xdg:schema included),
+    "label": its label}."""
+    found: List[Dict[str, Any]] = []
+    with _connection() as connection:
+        unlocked, locked = _call(connection, SERVICE, "SearchItems", "a{ss}", (attributes,))
+        for path in unlocked + locked:
+            properties = DBusAddress(path, bus_name=BUS_NAME, interface="org.freedesktop.DBus.Properties")
+            (values,) = _call(connection, properties, "GetAll", "s", ("org.freedesktop.Secret.Item",))
+            found.append({"attributes": dict(values["Attributes"][1]), "label": values["Label"][1]})
+    return found
