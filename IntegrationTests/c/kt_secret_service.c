@@ -229,13 +229,21 @@ int kt_ss_is_locked(int *locked)
     return 0;
 }
 
-static GVariant *attributes(const char *service, const char *account)
+/** service=`service`, username=`account` and, unless `application` is
+ *  NULL, application=`application`. */
+static GVariant *attributes_with(const char *service, const char *account, const char *application)
 {
     GVariantBuilder builder;
     g_variant_builder_init(&builder, G_VARIANT_TYPE("a{ss}"));
     g_variant_builder_add(&builder, "{ss}", "service", service);
     g_variant_builder_add(&builder, "{ss}", "username", account);
+    if (application != NULL) g_variant_builder_add(&builder, "{ss}", "application", application);
     return g_variant_builder_end(&builder);
+}
+
+static GVariant *attributes(const char *service, const char *account)
+{
+    return attributes_with(service, account, NULL);
 }
 
 int kt_ss_count_items(const char *service, const char *account, int *count)
@@ -253,8 +261,11 @@ int kt_ss_count_items(const char *service, const char *account, int *count)
     return 0;
 }
 
-int kt_ss_create_item(const char *service, const char *account, const char *label,
-                      const char *value)
+/** CreateItem in the collection of the default alias, with the attributes
+ *  of attributes_with(), completing the confirmation prompt KeePassXC asks
+ *  for. */
+static int create_item(const char *service, const char *account, const char *application,
+                       const char *label, const char *value, gboolean replace)
 {
     if (connect_once() != 0) return -1;
     GVariantBuilder properties;
@@ -262,10 +273,10 @@ int kt_ss_create_item(const char *service, const char *account, const char *labe
     g_variant_builder_add(&properties, "{sv}", "org.freedesktop.Secret.Item.Label",
                           g_variant_new_string(label));
     g_variant_builder_add(&properties, "{sv}", "org.freedesktop.Secret.Item.Attributes",
-                          attributes(service, account));
+                          attributes_with(service, account, application));
     GVariant *reply = call(DEFAULT_COLLECTION, "org.freedesktop.Secret.Collection", "CreateItem",
                            g_variant_new("(@a{sv}@(oayays)b)", g_variant_builder_end(&properties),
-                                         plain_secret(value), FALSE),
+                                         plain_secret(value), replace),
                            "(oo)");
     if (reply == NULL) return -1;
     const char *prompt = NULL;
@@ -273,6 +284,20 @@ int kt_ss_create_item(const char *service, const char *account, const char *labe
     int status = complete_prompt(prompt);  /* KeePassXC confirms every create */
     g_variant_unref(reply);
     return status;
+}
+
+int kt_ss_create_item(const char *service, const char *account, const char *label,
+                      const char *value)
+{
+    return create_item(service, account, NULL, label, value, FALSE);
+}
+
+int kt_keyring_set_password(const char *service, const char *account, const char *value)
+{
+    char label[512];
+    int n = snprintf(label, sizeof label, "Password for '%s' on '%s'", account, service);
+    if (n < 0 || (size_t)n >= sizeof label) return fail("kt_keyring_set_password (label too long)", NULL);
+    return create_item(service, account, "Python keyring library", label, value, TRUE);
 }
 
 /** Quotes `s` for sh in single quotes into out; -1 when it does not fit. */

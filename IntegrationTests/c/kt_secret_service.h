@@ -47,6 +47,16 @@ int kt_ss_count_items(const char *service, const char *account, int *count);
 int kt_ss_create_item(const char *service, const char *account, const char *label,
                       const char *value);
 
+/** What Python keyring's SecretService backend (keyring 25.7, secretstorage 3.5)
+ *  does for set_password(service, account, value): CreateItem with the
+ *  attributes service, username and application="Python keyring library"
+ *  (no xdg:schema), the label "Password for 'U' on 'S'", and replace=true,
+ *  which replaces only an item carrying all three attributes. So beside an
+ *  item of ours (which has no "application") it adds a second one. Uses
+ *  this process's GIO connection: in a test that forks children which
+ *  call it, call no kt_ss_ function before the last fork. */
+int kt_keyring_set_password(const char *service, const char *account, const char *value);
+
 /** `secret-tool store --label=LABEL service S username U` with `value` on
  *  its standard input. */
 int kt_secret_tool_store(const char *service, const char *account, const char *label,

@@ -7,7 +7,9 @@
  *   - processes mixing kk_set, kk_remove and kk_get on a few shared keys;
  *   - our writers racing `secret-tool store` on a new key;
  *   - a write over duplicates another tool left behind, also for a key the
- *     handle remembers as having one item.
+ *     handle remembers as having one item;
+ *   - Python keyring's set_password beside our item (its replace matches
+ *     only its own items), alone and racing our writers.
  *
  * What the header promises under contention is checked on every call:
  * kk_set returns KK_OK (never KK_EDUPLICATE, never KK_ENOTFOUND because
@@ -32,6 +34,7 @@
 #define WRITERS 4
 #define CREATE_ROUNDS 20
 #define RACE_ROUNDS 10
+#define KEYRING_RACE_ROUNDS 8
 #define MIXED_KEYS 3
 #define MIXED_OPERATIONS 150
 
@@ -389,5 +392,68 @@ TEST_ON(KT_SECRET_SERVICE, set_collapses_duplicates_left_behind)
 
     CHECK_STATUS(kk_remove(kc, svc, "new"), KK_OK);
     CHECK_STATUS(kk_exists(kc, svc, "new"), KK_ENOTFOUND);
+    kk_close(kc);
+}
+
+/* ---- Python keyring's items beside ours ------------------------------------- */
+
+TEST_ON(KT_SECRET_SERVICE, a_python_keyring_item_beside_ours_is_read_then_collapsed)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    const char *svc = kt_service();
+    CHECK_STATUS(kk_set(kc, svc, "alice", "ours", 4), KK_OK);
+    REQUIRE(CHECK(kt_keyring_set_password(svc, "alice", "theirs") == 0));
+    int count = -1;
+    CHECK(kt_ss_count_items(svc, "alice", &count) == 0);
+    CHECK_EQ(count, 2); /* keyring's replace met no item carrying its "application" */
+    CHECK_GOT(kc, svc, "alice", "theirs"); /* the most recently modified */
+    CHECK_STATUS(kk_set(kc, svc, "alice", "ours again", 10), KK_OK);
+    check_collapsed(kc, svc, "alice", "ours again");
+    CHECK_STATUS(kk_remove(kc, svc, "alice"), KK_OK);
+    CHECK(kt_ss_count_items(svc, "alice", &count) == 0);
+    CHECK_EQ(count, 0);
+    kk_close(kc);
+}
+
+/** Writers 0 and 2 are ours (a handle each); 1 and 3 store as Python
+ *  keyring's set_password does, on a GIO connection of their own (the
+ *  parent has none: see the test). */
+static void keyring_racer(rendezvous *r, const char *svc, int writer)
+{
+    char value[128];
+    make_value(value, sizeof value, writer, 0);
+    if (writer % 2 == 0) {
+        racer(r, svc, writer);
+        return;
+    }
+    int ignored = 0;
+    int connected = KT_CHILD(CHECK(kt_ss_count_items(svc, "connected", &ignored) == 0));
+    if (KT_CHILD(CHECK(rendezvous_arrive(r))) && connected)
+        KT_CHILD(CHECK(kt_keyring_set_password(svc, "key", value) == 0));
+}
+
+TEST_EXCEPT_ON_SERVER(KT_SECRET_SERVICE, "keepassxc", KEEPASSXC_CONCURRENT_CREATES,
+                      writers_racing_python_keyring_leave_one_item_after_our_write)
+{
+    /* A round may leave keyring's item beside ours: our next write makes
+     * them one. The items are counted after the last round only: a child
+     * forked after this process opened its GIO connection would inherit a
+     * connection whose worker thread stayed behind. */
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    for (int round = 0; round < KEYRING_RACE_ROUNDS; round++) {
+        char svc[256], value[128];
+        round_service(svc, sizeof svc, round);
+        run_writers(svc, keyring_racer, KT_CHILD_ALARM, "a writer racing Python keyring");
+        check_whole_value(kc, svc, "key", value, sizeof value);
+        CHECK_STATUS(kk_set(kc, svc, "key", "ours, last", 10), KK_OK);
+    }
+    for (int round = 0; round < KEYRING_RACE_ROUNDS; round++) {
+        char svc[256];
+        round_service(svc, sizeof svc, round);
+        check_collapsed(kc, svc, "key", "ours, last");
+        CHECK_STATUS(kk_remove(kc, svc, "key"), KK_OK);
+    }
     kk_close(kc);
 }

@@ -4,8 +4,9 @@
  * process of the user finds them in the persistent keyring, the value size
  * limit, the three keyrings kept apart (and no fall back into keyrings
  * nested in the chosen one), a full quota (as an unprivileged user, whose
- * quota is small), EACCES, and a seccomp filter that forbids the system
- * calls as Docker's default profile does.
+ * quota is small), EACCES, a seccomp filter that forbids the system
+ * calls as Docker's default profile does, and handles racing to set and
+ * remove one key.
  *
  * The generic tests run on the runner's own session keyring (kt_open());
  * these also touch the user's persistent and user keyrings, and remove
@@ -17,6 +18,7 @@
 #include "kt_keychain.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -361,4 +363,83 @@ TEST_ON(KT_KERNEL, a_seccomp_filter_answering_eperm_is_unavailable)
 TEST_ON(KT_KERNEL, a_seccomp_filter_answering_enosys_is_unavailable)
 {
     forbidden_keyctl_is_unavailable(ENOSYS);
+}
+
+/* ---- handles racing on one key ------------------------------------------- */
+
+#define RACERS 8
+#define RACE_STEPS 1500
+
+typedef struct key_racer {
+    const char *svc;
+    int seed;
+    int unexpected;
+    kk_status first_status;
+    const char *first_call;
+} key_racer;
+
+static void race_unexpected(key_racer *r, const char *call, kk_status status)
+{
+    if (r->unexpected++ == 0) {
+        r->first_call = call;
+        r->first_status = status;
+    }
+}
+
+/** Sets, reads and removes the keys "a" and "b" through a handle of its
+ *  own, RACE_STEPS times. */
+static void *race_on_one_key(void *arg)
+{
+    key_racer *r = arg;
+    kk_keychain *kc = kt_open();
+    if (kc == NULL) {
+        race_unexpected(r, "kt_open", KK_EUNKNOWN);
+        return NULL;
+    }
+    for (int step = 0; step < RACE_STEPS; step++) {
+        const char *account = (r->seed + step) % 2 ? "b" : "a";
+        kk_status st;
+        if ((r->seed * 7 + step) % 3 == 0) {
+            if ((st = kk_remove(kc, r->svc, account)) != KK_OK) race_unexpected(r, "kk_remove", st);
+            continue;
+        }
+        char value[32];
+        int n = snprintf(value, sizeof value, "%d:%d", r->seed, step);
+        if ((st = kk_set(kc, r->svc, account, value, (size_t)n)) != KK_OK) race_unexpected(r, "kk_set", st);
+        char *read = NULL;
+        st = kk_get(kc, r->svc, account, &read, NULL);
+        if (st != KK_OK && st != KK_ENOTFOUND) race_unexpected(r, "kk_get", st);
+        kk_secret_free(read);
+    }
+    kk_close(kc);
+    return NULL;
+}
+
+/* A removal that finds the key another handle unlinks meanwhile removes an
+ * absent key (the kernel says ENOENT): KK_OK, as is a write that finds the
+ * key gone, and a read finds it or not; no other status. */
+TEST_ON(KT_KERNEL, handles_racing_to_set_and_remove_one_key_see_no_error)
+{
+    const char *svc = kt_service();
+    key_racer racers[RACERS];
+    pthread_t threads[RACERS];
+    int started = 0;
+    for (int i = 0; i < RACERS; i++) {
+        racers[i] = (key_racer){.svc = svc, .seed = i};
+        if (!CHECK(pthread_create(&threads[i], NULL, race_on_one_key, &racers[i]) == 0)) break;
+        started++;
+    }
+    for (int i = 0; i < started; i++) pthread_join(threads[i], NULL);
+    CHECK_EQ(started, RACERS);
+    for (int i = 0; i < started; i++) {
+        if (!CHECK_EQ(racers[i].unexpected, 0))
+            kt_check(0, __FILE__, __LINE__, "handle %d: first unexpected: %s returned %s", i,
+                     racers[i].first_call, kt_status_name(racers[i].first_status));
+    }
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    CHECK_STATUS(kk_remove(kc, svc, "a"), KK_OK);
+    CHECK_STATUS(kk_remove(kc, svc, "b"), KK_OK);
+    CHECK_ABSENT(kc, svc, "a");
+    kk_close(kc);
 }

@@ -4,8 +4,11 @@
  * by another process, and on the Secret Service by secret-tool. One outside
  * change, one callback, on the handle's delivery thread, for the right key
  * only; the handle's own writes only as KK_EVENT_SET/KK_EVENT_REMOVE;
- * nothing after kk_unobserve(); kk_close() while callbacks run is clean; a
- * fork()ed child that observes gets its own delivery thread.
+ * nothing after kk_unobserve(), and again after a new first observer; a
+ * delivery callback may unobserve itself; kk_close() while callbacks run
+ * is clean; a fork()ed child that observes gets its own delivery thread,
+ * and may close an observed handle at once. Python keyring's writes are
+ * heard like secret-tool's.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -14,6 +17,7 @@
 #include "kt_secret_service.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,6 +249,106 @@ TEST_ON(KT_HEARS_OTHERS, after_unobserve_nothing_is_heard)
     two_handles_close(&t);
 }
 
+TEST_ON(KT_HEARS_OTHERS, observers_of_other_keys_hear_no_change_made_elsewhere)
+{
+    two_handles t;
+    REQUIRE(two_handles_open(&t, "a"));
+    char other_service[256];
+    snprintf(other_service, sizeof other_service, "%s.other", t.svc);
+    event_log other_account, same_account_elsewhere;
+    log_init(&other_account, t.svc, "b");
+    log_init(&same_account_elsewhere, other_service, "a");
+    observe(t.a, &other_account);
+    observe(t.a, &same_account_elsewhere);
+    CHECK_STATUS(set_str(t.b, t.svc, "a", "x"), KK_OK);
+    CHECK_EQ(wait_for(&t.log, KK_EVENT_CHANGED, 1, ARRIVAL_MS), 1); /* else coalesced with the removal */
+    CHECK_STATUS(kk_remove(t.b, t.svc, "a"), KK_OK);
+    CHECK_EQ(wait_for(&t.log, KK_EVENT_DELETED, 1, ARRIVAL_MS), 1);
+    kt_sleep_ms(QUIET_MS);
+    event_log *quiet[] = {&other_account, &same_account_elsewhere};
+    for (int i = 0; i < 2; i++) {
+        for (int event = KK_EVENT_SET; event <= KK_EVENT_DELETED; event++)
+            CHECK_EQ(count(quiet[i], (kk_event)event), 0);
+        CHECK_EQ(quiet[i]->wrong_key, 0);
+    }
+    two_handles_close(&t);
+    CHECK_EQ(other_account.destroyed + same_account_elsewhere.destroyed, 2);
+}
+
+TEST_ON(KT_HEARS_OTHERS, a_new_first_observer_after_the_last_unobserve_hears_again)
+{
+    two_handles t;
+    REQUIRE(two_handles_open(&t, "k"));
+    CHECK_STATUS(set_str(t.b, t.svc, "k", "heard"), KK_OK);
+    CHECK_EQ(wait_for(&t.log, KK_EVENT_CHANGED, 1, ARRIVAL_MS), 1);
+    CHECK_STATUS(kk_unobserve(t.a, t.token), KK_OK); /* the last one: the delivery thread ends */
+    CHECK_STATUS(set_str(t.b, t.svc, "k", "not heard"), KK_OK);
+    CHECK_STATUS(kk_remove(t.b, t.svc, "k"), KK_OK);
+    kt_sleep_ms(QUIET_MS);
+    event_log again;
+    log_init(&again, t.svc, "k");
+    observe(t.a, &again); /* a new first observer: a new delivery thread */
+    CHECK_STATUS(set_str(t.b, t.svc, "k", "heard again"), KK_OK);
+    CHECK_EQ(wait_for(&again, KK_EVENT_CHANGED, 1, ARRIVAL_MS), 1);
+    kt_sleep_ms(QUIET_MS);
+    CHECK_EQ(count(&again, KK_EVENT_CHANGED), 1);
+    CHECK_EQ(count(&again, KK_EVENT_DELETED), 0); /* nothing from before it was registered */
+    CHECK_EQ(again.on_own_thread, 0);
+    CHECK_EQ(count(&t.log, KK_EVENT_CHANGED), 1);
+    CHECK_EQ(count(&t.log, KK_EVENT_DELETED), 0);
+    CHECK_STATUS(kk_remove(t.b, t.svc, "k"), KK_OK);
+    two_handles_close(&t);
+    CHECK_EQ(again.destroyed, 1);
+}
+
+/** A delivery callback that unobserves itself. */
+typedef struct self_unobserving {
+    kk_keychain *kc;
+    _Atomic uint64_t token;
+    atomic_int calls, status, destroyed;
+} self_unobserving;
+
+static void unobserve_self(kk_event event, const char *service, const char *account, kk_status status,
+                           void *userdata)
+{
+    (void)event, (void)service, (void)account, (void)status;
+    self_unobserving *s = userdata;
+    atomic_fetch_add(&s->calls, 1);
+    atomic_store(&s->status, kk_unobserve(s->kc, atomic_load(&s->token)));
+}
+
+static void count_destroy(void *userdata)
+{
+    atomic_fetch_add(&((self_unobserving *)userdata)->destroyed, 1);
+}
+
+TEST_ON(KT_HEARS_OTHERS, a_delivery_callback_may_unobserve_itself)
+{
+    kk_keychain *a, *b;
+    REQUIRE(open_pair(&a, &b));
+    const char *svc = kt_service();
+    self_unobserving s = {.kc = a, .status = 1};
+    uint64_t token = 0;
+    /* The handle's only observer: unobserving it ends the delivery thread
+     * the callback runs on, which must not wait for itself. */
+    REQUIRE(CHECK_STATUS(kk_observe(a, svc, "k", unobserve_self, &s, count_destroy, &token), KK_OK));
+    atomic_store(&s.token, token);
+    CHECK_STATUS(set_str(b, svc, "k", "heard once"), KK_OK);
+    for (int waited = 0; waited < ARRIVAL_MS && atomic_load(&s.calls) == 0; waited += 10) kt_sleep_ms(10);
+    CHECK_EQ(atomic_load(&s.calls), 1);
+    CHECK_STATUS(set_str(b, svc, "k", "not heard"), KK_OK);
+    kt_sleep_ms(QUIET_MS);
+    CHECK_EQ(atomic_load(&s.calls), 1);
+    CHECK_STATUS(atomic_load(&s.status), KK_OK);
+    CHECK_EQ(atomic_load(&s.destroyed), 1);
+    CHECK_STATUS(kk_unobserve(a, token), KK_EINVAL); /* already removed */
+    CHECK_GOT(a, svc, "k", "not heard");               /* the handle still works */
+    CHECK_STATUS(kk_remove(b, svc, "k"), KK_OK);
+    kk_close(b);
+    kk_close(a);
+    CHECK_EQ(atomic_load(&s.destroyed), 1);
+}
+
 TEST_ON(KT_HEARS_OTHERS, close_while_a_delivery_callback_runs_is_clean)
 {
     two_handles t;
@@ -426,6 +530,31 @@ TEST_EXCEPT_ON_SERVER(KT_SECRET_SERVICE, "keepassxc",
     check_secret_tool_writes_are_heard(1);
 }
 
+TEST_ON(KT_SECRET_SERVICE, python_keyrings_set_and_delete_are_heard)
+{
+    kk_keychain *a = kt_open();
+    REQUIRE(a != NULL);
+    const char *svc = kt_service();
+    event_log log, other;
+    log_init(&log, svc, "keyring");
+    log_init(&other, svc, "other");
+    observe(a, &log);
+    observe(a, &other);
+    /* An item with keyring's attributes (service, username, application). */
+    CHECK(kt_keyring_set_password(svc, "keyring", "from keyring") == 0);
+    CHECK_EQ(wait_for(&log, KK_EVENT_CHANGED, 1, ARRIVAL_MS), 1);
+    CHECK_GOT(a, svc, "keyring", "from keyring");
+    CHECK(kt_secret_tool_clear(svc, "keyring") == 0); /* as keyring's delete_password: Item.Delete */
+    CHECK_EQ(wait_for(&log, KK_EVENT_DELETED, 1, ARRIVAL_MS), 1);
+    CHECK_STATUS(kk_exists(a, svc, "keyring"), KK_ENOTFOUND);
+    kt_sleep_ms(QUIET_MS);
+    CHECK_EQ(count(&log, KK_EVENT_CHANGED), 1);
+    CHECK_EQ(count(&log, KK_EVENT_DELETED), 1);
+    CHECK_EQ(log.wrong_key, 0);
+    CHECK_EQ(count(&other, KK_EVENT_CHANGED) + count(&other, KK_EVENT_DELETED), 0);
+    kk_close(a);
+}
+
 /** A child process that writes through a handle of its own. */
 static _Noreturn void writer_process(const char *svc, const char *account)
 {
@@ -497,6 +626,77 @@ TEST_ON(KT_SECRET_SERVICE, a_forked_child_that_observes_hears_changes)
     close(ready[0]);
     close(ready[1]);
     kk_close(a);
+}
+
+/* The memory backend too: in a child, another handle on the child's copy of
+ * the items (kk_open_memory_shared), on the Secret Service another handle. */
+TEST_ON(KT_HEARS_OTHERS, a_forked_child_hears_its_own_handles_changes_on_its_own_delivery_thread)
+{
+    two_handles t;  // a observes "parent": its delivery thread runs at the fork
+    REQUIRE(two_handles_open(&t, "parent"));
+    CHECK_STATUS(set_str(t.b, t.svc, "parent", "before the fork"), KK_OK);
+    REQUIRE(CHECK_EQ(wait_for(&t.log, KK_EVENT_CHANGED, 1, ARRIVAL_MS), 1));
+    pid_t pid = kt_fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        event_log log;
+        log_init(&log, t.svc, "child");
+        uint64_t token = 0;
+        KT_CHILD(CHECK_STATUS(kk_observe(t.a, t.svc, "child", log_event, &log, log_destroy, &token), KK_OK));
+        kk_keychain *own = kt_open_other(t.a);
+        if (KT_CHILD(CHECK(own != NULL))) {
+            KT_CHILD(CHECK_STATUS(set_str(own, t.svc, "child", "from the child's own handle"), KK_OK));
+            KT_CHILD(CHECK_EQ(wait_for(&log, KK_EVENT_CHANGED, 1, ARRIVAL_MS), 1));
+            KT_CHILD(CHECK_STATUS(set_str(t.a, t.svc, "child", "through the inherited handle"), KK_OK));
+            KT_CHILD(CHECK_STATUS(kk_remove(own, t.svc, "child"), KK_OK));
+            KT_CHILD(CHECK_EQ(wait_for(&log, KK_EVENT_DELETED, 1, ARRIVAL_MS), 1));
+            kt_sleep_ms(QUIET_MS);
+            KT_CHILD(CHECK_EQ(count(&log, KK_EVENT_CHANGED), 1));
+            KT_CHILD(CHECK_EQ(count(&log, KK_EVENT_SET), 1));
+            KT_CHILD(CHECK_EQ(count(&log, KK_EVENT_DELETED), 1));
+            KT_CHILD(CHECK_EQ(log.on_own_thread, 0)); /* the child's delivery thread */
+            KT_CHILD(CHECK_EQ(log.wrong_key, 0));
+            kk_close(own);
+        }
+        kk_close(t.a); /* ends the child's delivery thread, never waits for the parent's */
+        KT_CHILD(CHECK_EQ(log.destroyed, 1));
+        kt_child_exit();
+    }
+    CHECK_CHILD(pid, "the observing child");
+    /* The parent's delivery thread still runs. */
+    CHECK_STATUS(set_str(t.b, t.svc, "parent", "after the fork"), KK_OK);
+    CHECK_EQ(wait_for(&t.log, KK_EVENT_CHANGED, 2, ARRIVAL_MS), 2);
+    CHECK_EQ(t.log.on_own_thread, 0);
+    CHECK_EQ(t.log.wrong_key, 0);
+    CHECK_STATUS(kk_remove(t.b, t.svc, "parent"), KK_OK);
+    two_handles_close(&t);
+}
+
+TEST(a_forked_child_may_close_an_observed_handle_at_once)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    const char *svc = kt_service();
+    event_log log;
+    log_init(&log, svc, "k");
+    observe(kc, &log); /* the parent's delivery thread (on the backends that hear others) */
+    pid_t pid = kt_fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        double start = kt_now();
+        kk_close(kc); /* the first call in the child: nothing of the parent's to wait for */
+        KT_CHILD(CHECK(kt_now() - start < 2.0));
+        KT_CHILD(CHECK_EQ(log.destroyed, 1));
+        kt_child_exit();
+    }
+    CHECK_CHILD(pid, "the closing child");
+    CHECK_EQ(log.destroyed, 0);
+    CHECK_STATUS(set_str(kc, svc, "k", "the parent's handle still works"), KK_OK);
+    CHECK_GOT(kc, svc, "k", "the parent's handle still works");
+    CHECK_EQ(count(&log, KK_EVENT_SET), 1);
+    CHECK_STATUS(kk_remove(kc, svc, "k"), KK_OK);
+    kk_close(kc);
+    CHECK_EQ(log.destroyed, 1);
 }
 
 TEST_ON(KT_SECRET_SERVICE, a_write_collapsing_duplicates_is_a_change_not_a_removal)

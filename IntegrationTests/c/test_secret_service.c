@@ -158,6 +158,26 @@ TEST_ON(KT_SECRET_SERVICE, secret_tool_item_is_read_and_updated_in_place)
     kk_close(kc);
 }
 
+TEST_ON(KT_SECRET_SERVICE, non_ascii_values_cross_with_secret_tool_both_ways)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    const char *svc = kt_service();
+    const char *theirs = "p\xc3\xa4ss\tword", *ours = "s3cret \xe2\x9c\x93"; /* "päss<TAB>word", "s3cret ✓" */
+    REQUIRE(kt_secret_tool_store(svc, "alice", "from secret-tool", theirs) == 0);
+    CHECK_VALUE(kc, svc, "alice", theirs, strlen(theirs));
+    /* A new item of ours (not an update of another tool's), read by libsecret. */
+    CHECK_STATUS(kk_set(kc, svc, "bob", ours, strlen(ours)), KK_OK);
+    char out[64];
+    if (CHECK(kt_secret_tool_lookup(svc, "bob", out, sizeof out) == 0)) CHECK_STR_EQ(out, ours);
+    CHECK_STATUS(kk_remove(kc, svc, "alice"), KK_OK);
+    CHECK_STATUS(kk_remove(kc, svc, "bob"), KK_OK);
+    int count = -1;
+    CHECK(kt_ss_count_items(svc, "bob", &count) == 0);
+    CHECK_EQ(count, 0);
+    kk_close(kc);
+}
+
 TEST_ON(KT_SECRET_SERVICE, set_keeps_exactly_one_item)
 {
     kk_keychain *kc = kt_open();

@@ -1,16 +1,18 @@
-"""The kernel keyring backend's own cases: choosing a keyring, the value
-size limit, the description scheme as keyctl sees it, and the Secret
-Service's "unavailable" naming the kernel keyring as the alternative."""
+"""The kernel keyring through the binding: choosing a keyring by name (the
+default, the persistent keyring, as keyctl sees it) and rejecting others.
+
+The backend's behaviour (the description scheme, value sizes, the keyrings
+kept apart, quota, permissions, seccomp, handles racing on one key) is
+asserted by the C ABI suite, IntegrationTests/c/test_kernel_keyring.c."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 from typing import Iterator
 
 import pytest
 
-from keychainkit import InvalidArgument, Keychain, ServiceUnavailable
+from keychainkit import InvalidArgument, Keychain
 from support import require_private_session_keyring, unique_service
 
 
@@ -64,53 +66,3 @@ def test_each_keyring_holds_its_own_items(session_keyring: None, keyring: str) -
 def test_other_keyrings_are_rejected(keyring: object) -> None:
     with pytest.raises(InvalidArgument, match="keyring must be one of 'persistent', 'user', 'session'"):
         Keychain.kernel_keyring(keyring=keyring)  # type: ignore[arg-type]
-
-
-def test_values_hold_1_to_32767_bytes_never_truncated(session_keyring: None) -> None:
-    with Keychain.kernel_keyring(service=unique_service(), keyring="session") as kc:
-        kc["acct"] = b"x" * 32767
-        with pytest.raises(InvalidArgument, match="1 to 32767 bytes"):
-            kc["acct"] = b"x" * 32768
-        with pytest.raises(InvalidArgument, match="1 to 32767 bytes"):
-            kc["acct"] = ""
-        assert kc.value_bytes("acct") == b"x" * 32767
-        del kc["acct"]
-
-
-def test_no_secret_service_names_the_kernel_keyring(secret_service: None, service: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(os.environ, "DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus")
-    with Keychain(service=service) as kc:
-        with pytest.raises(ServiceUnavailable) as caught:
-            kc.value("token")
-    assert "kk_open_kernel_keyring" in str(caught.value)
-    assert "KEYCHAINKIT_BACKEND=kernel" in str(caught.value)
-
-
-def test_keychains_racing_to_set_and_remove_one_key_see_no_error(session_keyring: None, service: str) -> None:
-    # A removal that finds the key another keychain unlinks meanwhile is a
-    # removal of an absent key, not an error (the kernel says ENOENT).
-    import threading
-
-    errors: list = []
-
-    def work(seed: int) -> None:
-        with Keychain.kernel_keyring(service=service, keyring="session") as kc:
-            for index in range(1500):
-                account = "ab"[(seed + index) % 2]
-                try:
-                    if (seed * 7 + index) % 3 == 0:
-                        kc.remove_value(account)
-                    else:
-                        kc[account] = f"{seed}:{index}"
-                        kc.get(account)
-                except Exception as error:  # every error is unexpected
-                    errors.append(repr(error))
-
-    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
-    with Keychain.kernel_keyring(service=service, keyring="session") as kc:
-        kc.clear()

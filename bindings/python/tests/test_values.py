@@ -96,14 +96,6 @@ def test_a_value_that_is_neither_text_nor_bytes_is_an_invalid_argument(kc: Keych
         kc.update_value(value, "x")  # type: ignore[arg-type]
 
 
-def test_remove_value_of_an_absent_item_is_fine(kc: Keychain) -> None:
-    kc.remove_value("absent")
-    kc["present"] = "x"
-    kc.remove_value("present")
-    kc.remove_value("present")
-    assert kc.value("present") is None
-
-
 def test_value_is_none_when_absent(kc: Keychain) -> None:
     assert kc.value("absent") is None
     assert kc.value_bytes("absent") is None
