@@ -47,6 +47,7 @@ GIT_HELPER := $(BUILD)/bin/git-credential-keychainkit
 # Docker's and Podman's credential helper: the same program, likewise.
 DOCKER_HELPER := $(BUILD)/bin/docker-credential-keychainkit
 HELPERS  := $(GIT_HELPER) $(DOCKER_HELPER)
+MAN_STAMP := $(BUILD)/man/.stamp
 PYTHON    = $(shell scripts/python-venv.sh)
 
 .PHONY: all demo deps release lib cli man deb wheel install uninstall test test-swift test-c test-python test-cli test-git test-docker test-hostile test-packaging test-deb test-abi test-bench test-readme test-hygiene test-sanitizers check-extended bench clean FORCE
@@ -63,7 +64,9 @@ demo: deps
 # of everything but the kk_ symbols it exports.
 lib: $(LIB)
 
-cli: $(CLI) $(HELPERS)
+# The manual pages come with the tools, so that `sudo make install` finds
+# them made (as the user) and has nothing to write in build/.
+cli: $(CLI) $(HELPERS) $(MAN_STAMP)
 
 release: $(LIB) $(CLI)
 
@@ -81,13 +84,14 @@ release: $(LIB) $(CLI)
 # the C parts with the stack protector and _FORTIFY_SOURCE=2 (the Swift
 # runtime does its own bounds checks); the tool is a position-independent
 # executable, as SwiftPM links it. SWIFT_BUILD_FLAGS adds flags of the
-# caller's (debian/rules: where SwiftPM keeps its caches).
+# caller's that do not change what is built (debian/rules: where SwiftPM
+# keeps its caches), so they are not part of the stamp.
 RELEASE := .build/release
 STAMP   := $(BUILD)/release.stamp
 HARDENING := --disable-local-rpath -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now \
              -Xcc -fstack-protector-strong -Xcc -D_FORTIFY_SOURCE=2
 SWIFT_BUILD_FLAGS ?=
-RELEASE_FLAGS := -c release -Xswiftc -static-stdlib $(HARDENING) $(SWIFT_BUILD_FLAGS)
+RELEASE_FLAGS := -c release -Xswiftc -static-stdlib $(HARDENING)
 INPUTS  := Package.swift include/keychainkit.h $(sort $(shell find Sources -type f)) $(RELEASE_FLAGS)
 BUILT   := $(shell cat $(STAMP) 2>/dev/null)
 STALE   := $(if $(filter-out $(BUILT),$(INPUTS))$(filter-out $(INPUTS),$(BUILT)),FORCE) \
@@ -100,7 +104,7 @@ $(STAMP): $(filter-out $(RELEASE_FLAGS),$(INPUTS)) $(STALE)
 	    echo "make: run 'make lib cli' first, as your user with the Swift toolchain on PATH; then 'sudo make install' installs that build." >&2; \
 	    exit 1; }
 	@mkdir -p $(BUILD) && echo '$(INPUTS)' > $@.new
-	$(SWIFT) build $(RELEASE_FLAGS)
+	$(SWIFT) build $(RELEASE_FLAGS) $(SWIFT_BUILD_FLAGS)
 	@mv -f $@.new $@ 2>/dev/null || test -f $@
 
 $(LIB): $(STAMP)
@@ -118,7 +122,6 @@ $(HELPERS): $(CLI)
 
 # The manual pages (scripts/man.py): section 1 from the programs' --help,
 # section 3 from the header's doc comments.
-MAN_STAMP := $(BUILD)/man/.stamp
 MANDIR    := $(PREFIX)/share/man
 COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
 

@@ -198,14 +198,34 @@ static int run_forked(const kt_test *t)
         return 0;
     }
     if (pid == 0) {
-        alarm(time_limit);
+        alarm(time_limit + 60); /* a backstop: the parent stops it first */
         int passed = run_here(t);
         fflush(NULL);
         _exit(passed ? 0 : 1);
     }
+    /* Waits at most time_limit; a test still running then is a hang: every
+     * thread's stack is printed (gdb, when installed) before it is killed,
+     * so that a rare hang says where it waited. */
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0) {
-        /* EINTR only */
+    double deadline = kt_now() + time_limit;
+    pid_t done;
+    while ((done = waitpid(pid, &status, WNOHANG)) == 0 && kt_now() < deadline) {
+        struct timespec pause = {0, 20 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    if (done == 0) {
+        char command[160];
+        snprintf(command, sizeof command,
+                 "command -v gdb >/dev/null && gdb -p %d -batch -nx -ex 'thread apply all bt' 2>&1 | "
+                 "grep -E '^(Thread|#)' | sed 's/^/    | /'", (int)pid);
+        printf("    %s:%d: failed: timed out after %u s; its threads:\n", t->file, t->line, time_limit);
+        fflush(stdout);
+        if (system(command) != 0) printf("    (no backtrace: gdb is missing or could not attach)\n");
+        kill(pid, SIGKILL);
+        while (waitpid(pid, &status, 0) < 0) {
+            /* EINTR only */
+        }
+        return 0;
     }
     if (WIFEXITED(status)) return WEXITSTATUS(status) == 0;
     if (WIFSIGNALED(status)) {

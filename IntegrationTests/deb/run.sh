@@ -6,8 +6,9 @@
 # binding imported by the system's python3, keychainkit --help, the manual
 # pages and the bash completion; then dpkg --purge, after which nothing of
 # ours is left (dpkg -L, ldconfig -p, the files). The machine is kept clean:
-# the packages are purged on every way out, and any left by an earlier run
-# that died are purged first. Prints `N passed, N failed`.
+# the packages are purged on every way out; when any of them was installed
+# before the test (yours, or an earlier run's), the test fails instead of
+# replacing it. Prints `N passed, N failed`.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -20,8 +21,9 @@ check() {  # check NAME COMMAND...
     if "$@" >"$work/out" 2>&1; then pass "$name"; else fail "$name"; sed 's/^/    /' "$work/out" | tail -40; fi
 }
 
+installed_here=false
 purge() { dpkg --purge $packages >/dev/null 2>&1; }
-cleanup() { [ "$(id -u)" -eq 0 ] && purge; rm -rf "$work"; }
+cleanup() { "$installed_here" && purge; rm -rf "$work"; }
 trap cleanup EXIT
 
 offline_build() {
@@ -51,7 +53,13 @@ if [ "$(id -u)" -ne 0 ]; then
     finish
 fi
 
-purge  # what an earlier run may have left
+for package in $packages; do
+    if dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        fail "$package is installed already: remove it (dpkg --purge $packages) and run again"
+        finish
+    fi
+done
+installed_here=true
 check "dpkg -i of the four packages" dpkg -i build/deb/libkeychainkit0_*.deb build/deb/libkeychainkit-dev_*.deb \
     build/deb/keychainkit_*.deb build/deb/python3-keychainkit_*.deb
 
@@ -92,7 +100,9 @@ installed_tools() {
 check "keychainkit and its git and Docker helpers run (toolchain hidden)" installed_tools
 
 installed_manuals() {
-    man -P cat keychainkit | grep -q "KEYCHAINKIT(1)" && man -P cat git-credential-keychainkit | grep -q "get" &&
+    man -P cat keychainkit | grep -q "KEYCHAINKIT(1)" &&
+    man -P cat git-credential-keychainkit | grep -q "GIT-CREDENTIAL-KEYCHAINKIT(1)" &&
+    man -P cat docker-credential-keychainkit | grep -q "DOCKER-CREDENTIAL-KEYCHAINKIT(1)" &&
     man -P cat 3 keychainkit | grep -q "kk_get" && man -P cat 3 kk_observe | grep -q "kk_observe" &&
     [ -f /usr/share/bash-completion/completions/keychainkit ] &&
     bash -c '. /usr/share/bash-completion/bash_completion 2>/dev/null; . /usr/share/bash-completion/completions/keychainkit &&

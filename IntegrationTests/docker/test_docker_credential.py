@@ -98,6 +98,12 @@ def test_erasing_what_is_not_there_succeeds(server: str) -> None:
     (b"nul", b"unexpected EOF\n"),
     (b"[1]", b"json: cannot unmarshal array into Go value of type credentials.Credentials\n"),
     (b'{"ServerURL":1}', b"json: cannot unmarshal number into Go struct field Credentials.ServerURL of type string\n"),
+    (b'{"ServerURL":01}', b"invalid character '1' after object key:value pair\n"),
+    (b'{"ServerURL":1.}', b"invalid character '}' after decimal point in numeric literal\n"),
+    (b'{"ServerURL":-}', b"invalid character '}' in numeric literal\n"),
+    (b'{"ServerURL":1e+}', b"invalid character '}' in exponent of numeric literal\n"),
+    (b'{"ServerURL":"a\x01"}', b"invalid character '\\x01' in string literal\n"),
+    (b"[" * 10001, b"invalid character '[' exceeded max depth\n"),
 ])
 def test_bad_store_input_is_the_upstream_helpers_error(stdin: bytes, message: bytes) -> None:
     result = ours("store", stdin)
@@ -105,6 +111,12 @@ def test_bad_store_input_is_the_upstream_helpers_error(stdin: bytes, message: by
     if UPSTREAM:  # the same bytes as Debian's helper prints
         upstream = theirs("store", stdin)
         assert (upstream.returncode, upstream.stdout) == (1, message)
+
+
+def test_the_last_member_naming_a_field_wins_and_null_changes_nothing(server: str) -> None:
+    stdin = b'{"ServerURL":"%s","Username":"u","Secret":"a","secret":"b","Username":null}' % server.encode()
+    assert ours("store", stdin).returncode == 0
+    assert json.loads(ours("get", server.encode()).stdout) == {"ServerURL": server, "Username": "u", "Secret": "b"}
 
 
 def test_field_names_are_matched_as_go_does(server: str) -> None:

@@ -113,6 +113,20 @@ manuals_complete() {
 }
 check "keychainkit(1) has every option of --help; every exported function has its page" manuals_complete
 
+# The bash completion offers the accounts of the service as they are, quoted,
+# and never expands them: anyone who can write to the keychain chooses them.
+completion_is_inert() {
+    mkdir -p "$work/fake-bin"
+    printf '#!/bin/sh\nprintf "%%s\\n" alice "a\\$(touch %s/pwned)" "b*" "with space"\n' "$work" > "$work/fake-bin/keychainkit"
+    chmod +x "$work/fake-bin/keychainkit"
+    PATH="$work/fake-bin:$PATH" bash -c '. /usr/share/bash-completion/bash_completion 2>/dev/null; . completions/keychainkit &&
+        COMP_WORDS=(keychainkit get ""); COMP_CWORD=2; _keychainkit; printf "%s\n" "${COMPREPLY[@]}"' > "$work/offered" || return 1
+    cat "$work/offered"
+    [ ! -e "$work/pwned" ] || { echo "a stored name ran a command"; return 1; }
+    [ "$(cat "$work/offered")" = "$(printf '%s\n' alice 'a\$\(touch\ '"$work"'/pwned\)' 'b\*' 'with\ space')" ]
+}
+check "bash completion offers stored account names quoted, never expanded" completion_is_inert
+
 # Hardened as Debian builds binaries (make lib cli): no RUNPATH, full RELRO
 # with immediate binding, a PIE tool, and hardening-check's verdict. Its
 # control-flow check is left out: Debian 12's own dpkg-buildflags do not

@@ -17,13 +17,13 @@ public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendabl
     }
 
     /// Creates an interface on the same items as `other`.
-    /// One per store: interfaces sharing items have the same.
-    public var storeIdentity: KeychainStoreIdentity? {
-        KeychainStoreIdentity("in-memory store \(UInt(bitPattern: ObjectIdentifier(store).hashValue))")
-    }
-
     public init(sharingItemsWith other: InMemoryKeychainInterface) {
         store = other.store
+    }
+
+    /// One per store: interfaces sharing items have the same.
+    public var storeIdentity: KeychainStoreIdentity? {
+        KeychainStoreIdentity("in-memory store \(UInt(bitPattern: ObjectIdentifier(store)))")
     }
 
     /// Makes every following storage call, through any interface sharing

@@ -62,9 +62,12 @@ extension KeychainProtocol {
     /// Not known (``Keychain`` says its backend's).
     public var storeIdentity: KeychainStoreIdentity? { nil }
 
-    /// Whether `other` is known to keep its items in this keychain's store:
-    /// it is this keychain, or both name the same store.
+    /// Whether `other` may keep its items in this keychain's store: it is
+    /// this keychain; or both name the same store; or, where either cannot
+    /// say (a keychain of another library, a wrapper), both are of one type.
     func sharesStore(with other: any KeychainProtocol) -> Bool {
-        other === self || storeIdentity.map { $0 == other.storeIdentity } == true
+        if other === self { return true }
+        guard let mine = storeIdentity, let theirs = other.storeIdentity else { return type(of: self) == type(of: other) }
+        return mine == theirs
     }
 }

@@ -1,9 +1,15 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The JSON of the docker-credential-helpers protocol, read and written as
 /// the helpers' Go code does (encoding/json), without Foundation:
 ///
 /// - reading: one JSON value (what follows it is ignored, as
-///   `json.Decoder.Decode` does); an object's string fields are picked by
-///   name, exactly or else case-insensitively; `null` is an absent field.
+///   `json.Decoder.Decode` does), nested at most 10,000 deep; each member
+///   of the object sets the field its name matches, exactly or else
+///   case-insensitively (ASCII), the last one winning; `null` leaves a
+///   field as it was.
 ///   The error texts are Go's for the common faults (`EOF`,
 ///   `unexpected EOF`, `invalid character 'x' looking for beginning of
 ///   value`, a field of another type), so Docker and Podman show what they
@@ -11,7 +17,9 @@
 /// - writing: strings quoted as Go quotes them, HTML-safe (`<`, `>`, `&`,
 ///   U+2028 and U+2029 as `\uXXXX`), invalid UTF-8 as U+FFFD.
 ///
-/// String values are bytes (UTF-8), so a secret can be wiped.
+/// String values are bytes (UTF-8), so a secret can be wiped: every string
+/// the parse made is wiped before it is released, and the fields returned
+/// are copies of their own.
 enum CredentialJSON {
 
     /// A fault in the input, with Go's words for it.
@@ -33,25 +41,42 @@ enum CredentialJSON {
             throw Fault(message: "json: cannot unmarshal \(value.kind) into Go value of type \(structName)")
         }
         var found: [String: [UInt8]] = [:]
-        for field in fields {
-            // Go: the exact name first, else the last case-insensitive match.
-            let exact = members.last { $0.key.elementsEqual(field.utf8) }
-            let folded = members.last { Self.foldedEqual($0.key, Array(field.utf8)) }
-            guard let member = exact ?? folded else { continue }
+        var typeFault: Fault?
+        for member in members {
+            // Go: the field of that exact name, else one whose name folds to it.
+            guard let field = fields.first(where: { member.key.elementsEqual($0.utf8) })
+                ?? fields.first(where: { Self.foldedEqual(member.key, Array($0.utf8)) }) else { continue }
             switch member.value {
-            case let .string(bytes): found[field] = bytes
+            case let .string(bytes):
+                found[field]?.wipe()
+                found[field] = Self.copy(bytes)
             case .null: continue
             default:
                 let goType = structName.split(separator: ".").last.map(String.init) ?? structName
-                throw Fault(message: "json: cannot unmarshal \(member.value.kind) into Go struct field \(goType).\(field) of type string")
+                typeFault = typeFault ?? Fault(
+                    message: "json: cannot unmarshal \(member.value.kind) into Go struct field \(goType).\(field) of type string")
             }
+        }
+        if let typeFault {
+            for key in found.keys { found[key]?.wipe() }
+            throw typeFault
         }
         return found
     }
 
+    /// `bytes` in storage of its own, not shared with the parse tree.
+    private static func copy(_ bytes: [UInt8]) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: bytes.count) { buffer, count in
+            _ = buffer.initialize(from: bytes)
+            count = bytes.count
+        }
+    }
+
     /// `text` as a JSON string, quoted as Go's encoder quotes it.
     static func quoted(_ text: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = [UInt8(ascii: "\"")]
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count * 6 + 2)  // never regrown: no stale copy of a secret
+        out.append(UInt8(ascii: "\""))
         var index = 0
         func escape(_ scalar: UInt32) {
             let digits = Array("0123456789abcdef".utf8)
@@ -119,15 +144,28 @@ enum CredentialJSON {
     private struct Parser {
         let input: [UInt8]
         var position = 0
+        /// How deep the value being parsed is nested.
+        var depth = 0
         /// Every string parsed, to wipe.
         var strings: [[UInt8]] = []
+
+        /// Go's `maxNestingDepth`.
+        static let deepest = 10_000
 
         init(_ input: [UInt8]) {
             self.input = input
         }
 
+        /// Wipes every string parsed, in its own storage (shared with the
+        /// parse tree, which is dropped after: wiping through a copy would
+        /// leave the original).
         mutating func wipe() {
-            for index in strings.indices { strings[index].wipe() }
+            for string in strings {
+                string.withUnsafeBufferPointer { buffer in
+                    if let base = buffer.baseAddress { explicit_bzero(UnsafeMutableRawPointer(mutating: base), buffer.count) }
+                }
+            }
+            strings.removeAll()
         }
 
         /// The first value of the input; `nil` for `null`.
@@ -142,6 +180,11 @@ enum CredentialJSON {
         private mutating func parseValue() throws(Fault) -> Value {
             skipSpace()
             guard let byte = peek() else { throw Fault(message: "unexpected EOF") }
+            if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
+                depth += 1
+                if depth > Self.deepest { throw invalid(byte, "exceeded max depth") }
+            }
+            defer { if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") { depth -= 1 } }
             switch byte {
             case UInt8(ascii: "{"): return try parseObject()
             case UInt8(ascii: "["): return try parseArray()
@@ -195,6 +238,9 @@ enum CredentialJSON {
         private mutating func parseString() throws(Fault) -> [UInt8] {
             position += 1  // "
             var bytes: [UInt8] = []
+            // Room for the whole string at once: never regrown, so no stale
+            // copy of a secret is left behind.
+            bytes.reserveCapacity(closingQuoteDistance() * 4)
             defer { strings.append(bytes) }
             while true {
                 guard let byte = peek() else { throw Fault(message: "unexpected EOF") }
@@ -222,6 +268,18 @@ enum CredentialJSON {
                     bytes.append(byte)
                 }
             }
+        }
+
+        /// How many bytes from here to the string's closing quote (or the
+        /// input's end): an upper bound of its escaped length.
+        private func closingQuoteDistance() -> Int {
+            var index = position
+            while index < input.count {
+                if input[index] == UInt8(ascii: "\\") { index += 2; continue }
+                if input[index] == UInt8(ascii: "\"") { break }
+                index += 1
+            }
+            return min(index, input.count) - position + 1
         }
 
         /// The scalar of `\uXXXX` (the `\u` read), joining a surrogate pair;
@@ -266,12 +324,30 @@ enum CredentialJSON {
             }
         }
 
+        /// A number, as JSON's grammar (and Go's scanner) has it:
+        /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
         private mutating func parseNumber() throws(Fault) {
             let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
+            func digitsFollow(_ context: String) throws(Fault) {
+                guard let byte = peek() else { throw Fault(message: "unexpected EOF") }
+                guard digits.contains(byte) else { throw invalid(byte, context) }
+                while let next = peek(), digits.contains(next) { position += 1 }
+            }
             if peek() == UInt8(ascii: "-") { position += 1 }
-            guard let first = peek() else { throw Fault(message: "unexpected EOF") }
-            guard digits.contains(first) else { throw invalid(first, "in numeric literal") }
-            while let byte = peek(), digits.contains(byte) || "+-.eE".utf8.contains(byte) { position += 1 }
+            if peek() == UInt8(ascii: "0") {
+                position += 1
+            } else {
+                try digitsFollow("in numeric literal")
+            }
+            if peek() == UInt8(ascii: ".") {
+                position += 1
+                try digitsFollow("after decimal point in numeric literal")
+            }
+            if let exponent = peek(), exponent == UInt8(ascii: "e") || exponent == UInt8(ascii: "E") {
+                position += 1
+                if let sign = peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { position += 1 }
+                try digitsFollow("in exponent of numeric literal")
+            }
         }
 
         private mutating func skipSpace() {

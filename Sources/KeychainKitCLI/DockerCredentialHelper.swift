@@ -102,9 +102,11 @@ struct DockerCredentialHelper {
 
     private func save(_ input: [UInt8]) throws(CLIFailure) {
         var fields: [String: [UInt8]]
+        var joined = Self.joinedLines(input)
+        defer { joined.wipe() }
         do throws(CredentialJSON.Fault) {
             fields = try CredentialJSON.stringFields(
-                ["ServerURL", "Username", "Secret"], of: Self.joinedLines(input), structName: "credentials.Credentials")
+                ["ServerURL", "Username", "Secret"], of: joined, structName: "credentials.Credentials")
         } catch {
             throw Self.protocolFailure(error.message)
         }
@@ -123,16 +125,15 @@ struct DockerCredentialHelper {
     }
 
     private func get(_ server: String) throws(CLIFailure) {
-        let found = try call("reading the login") { () throws(KeychainError) in
+        // Bound once, so that wiping it wipes the one copy.
+        guard var login = try call("reading the login", { () throws(KeychainError) in
             try DockerCredentialItems.login(of: server, in: store)
-        }
-        guard var login = found else { throw Self.notFound }
+        }) else { throw Self.notFound }
         defer { login.secret.wipe() }
-        let (username, secret) = login
         var output = Array("{\"ServerURL\":".utf8) + CredentialJSON.quoted(Array(server.utf8))
-            + Array(",\"Username\":".utf8) + CredentialJSON.quoted(Array(username.utf8))
+            + Array(",\"Username\":".utf8) + CredentialJSON.quoted(Array(login.username.utf8))
             + Array(",\"Secret\":".utf8)
-        var quotedSecret = CredentialJSON.quoted(secret)
+        var quotedSecret = CredentialJSON.quoted(login.secret)
         defer { quotedSecret.wipe(); output.wipe() }
         output.appendWipingOldStorage(quotedSecret)
         output.appendWipingOldStorage(Array("}\n".utf8))
@@ -164,6 +165,7 @@ struct DockerCredentialHelper {
     /// stdin (a `\r` before a newline goes too).
     static func joinedLines(_ input: [UInt8]) -> [UInt8] {
         var joined: [UInt8] = []
+        joined.reserveCapacity(input.count)  // never regrown: no stale copy of a secret
         for line in input.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             joined += line.last == UInt8(ascii: "\r") ? line.dropLast() : line
         }
@@ -173,7 +175,8 @@ struct DockerCredentialHelper {
     /// The server URL `get` and `erase` read: the input's lines joined,
     /// white space trimmed from both ends.
     private func serverURL(_ input: [UInt8]) throws(CLIFailure) -> String {
-        let joined = Self.joinedLines(input)
+        var joined = Self.joinedLines(input)
+        defer { joined.wipe() }
         let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0x0B || $0 == 0x0C }
         guard let first = joined.firstIndex(where: { !isSpace($0) }), let last = joined.lastIndex(where: { !isSpace($0) }) else {
             throw Self.missingServerURL

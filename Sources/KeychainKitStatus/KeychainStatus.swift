@@ -38,7 +38,7 @@ extension KeychainError {
 nonisolated(unsafe) private let statusWords: [Int32: UnsafePointer<CChar>] = {
     var words: [Int32: String] = [KK_OK.rawValue: "success", KK_ENOMEM.rawValue: "out of memory"]
     for error in KeychainError.oneOfEachKind { words[error.status.rawValue] = error.summary }
-    return words.mapValues { UnsafePointer(strdup($0)!) }
+    return words.compactMapValues { strdup($0).map { UnsafePointer($0) } }  // out of memory: "unknown status"
 }()
 
 private let unknownStatusWords: StaticString = "unknown status"
