@@ -1,3 +1,5 @@
+import KeychainKit
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -79,9 +81,7 @@ enum CredentialJSON {
         out.append(UInt8(ascii: "\""))
         var index = 0
         func escape(_ scalar: UInt32) {
-            let digits = Array("0123456789abcdef".utf8)
-            out += Array("\\u".utf8)
-            for shift in stride(from: 12, through: 0, by: -4) { out.append(digits[Int((scalar >> UInt32(shift)) & 15)]) }
+            out += Array("\\u\(lowercaseHex(scalar, width: 4))".utf8)
         }
         while index < text.count {
             let byte = text[index]
@@ -372,8 +372,7 @@ enum CredentialJSON {
             case UInt8(ascii: "\t"): return "'\\t'"
             case 0x20..<0x7F: return "'\(Character(Unicode.Scalar(byte)))'"
             default:
-                let digits = Array("0123456789abcdef")
-                return "'\\x\(digits[Int(byte >> 4)])\(digits[Int(byte & 15)])'"
+                return "'\\x\(lowercaseHex(UInt32(byte), width: 2))'"
             }
         }
     }

@@ -1,3 +1,5 @@
+import KeychainKit
+
 /// Text made safe to show on a terminal.
 enum TerminalText {
 
@@ -12,10 +14,7 @@ enum TerminalText {
             case 0x5C:
                 escaped += "\\\\"
             case 0x00...0x1F, 0x7F...0x9F:
-                let digits = Array("0123456789abcdef".unicodeScalars)
-                escaped += "\\x"
-                escaped.unicodeScalars.append(digits[Int(scalar.value >> 4)])
-                escaped.unicodeScalars.append(digits[Int(scalar.value & 15)])
+                escaped += "\\x" + lowercaseHex(scalar.value, width: 2)
             default:
                 escaped.unicodeScalars.append(scalar)
             }

@@ -341,10 +341,7 @@ private func sessionBusAddress() -> String? {
         if plain {
             escaped.unicodeScalars.append(Unicode.Scalar(byte))
         } else {
-            let digits = Array("0123456789abcdef".unicodeScalars)
-            escaped.unicodeScalars.append("%")
-            escaped.unicodeScalars.append(digits[Int(byte >> 4)])
-            escaped.unicodeScalars.append(digits[Int(byte & 15)])
+            escaped += "%" + lowercaseHex(UInt32(byte), width: 2)
         }
     }
     return escaped
