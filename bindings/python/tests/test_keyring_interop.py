@@ -4,14 +4,32 @@ username included."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 from keyring import errors
 
 from keychainkit.keyring_backend import Keyring
 
+import keyring_control
+
 USERNAMES = ["alice", "", "ünïcödé 鍵"]
+
+
+def read_as(reader: Any, read: Callable[[Any], Any], wanted: Any, ours: Keyring) -> Any:
+    """What `read(reader)` gives. On KWallet 5.103, keyring's own backend
+    once read our fresh item's password as "" (a clean-clone CI run, session
+    7): KWallet answers some reads with an empty secret, and gets about 1.5%
+    of key exchanges wrong (RELIABILITY.md, "Servers"); the library checks
+    both for itself, keyring does not. So there, and only for keyring's
+    backend, a read that is not `wanted` is tried again, at most twice. Our
+    backend is read once, everywhere."""
+    value = read(reader)
+    tries = 2 if reader is not ours and keyring_control.server() == "kwallet" else 0
+    while value != wanted and tries > 0:
+        tries -= 1
+        value = read(reader)
+    return value
 
 
 @pytest.fixture
@@ -38,10 +56,14 @@ def empty_usernames_are_deprecated_in_keyring(recwarn: pytest.WarningsRecorder) 
 def test_each_reads_what_the_other_wrote(ours: Keyring, theirs: Any, service: str, username: str, writer: str) -> None:
     write, read = (theirs, ours) if writer == "keyring" else (ours, theirs)
     write.set_password(service, username, f"from {writer}")
-    assert read.get_password(service, username) == f"from {writer}"
-    credential = read.get_credential(service, None)
-    assert credential is not None
-    assert (credential.username, credential.password) == (username, f"from {writer}")
+    wanted = f"from {writer}"
+    assert read_as(read, lambda r: r.get_password(service, username), wanted, ours) == wanted
+
+    def credential(reader: Any) -> Any:
+        found = reader.get_credential(service, None)
+        return None if found is None else (found.username, found.password)
+
+    assert read_as(read, credential, (username, wanted), ours) == (username, wanted)
 
 
 @pytest.mark.parametrize("username", USERNAMES)
