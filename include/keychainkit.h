@@ -163,7 +163,20 @@ typedef enum kk_status {
     /** Out of memory. */
     KK_ENOMEM = -8,
     /** Any other failure; kk_error_message() has the backend's error. */
-    KK_EUNKNOWN = -9
+    KK_EUNKNOWN = -9,
+    /** The master secret does not open the keyring file of a file handle
+     *  (kk_open_file()): none of its items verifies under it — a mistyped
+     *  secret, or another program's file. Never "absent"; nothing was
+     *  written. Since 0.7. */
+    KK_EWRONGKEY = -10,
+    /** A file handle has no master secret: the source named yields none
+     *  (kk_error_message() says which sources there are). Nothing was
+     *  written. Since 0.7. */
+    KK_ENOKEY = -11,
+    /** The keyring file is damaged, not a keyring file, of a version not
+     *  read, or has key parameters too weak to trust (kk_error_message()
+     *  says which). The file is left as it is. Since 0.7. */
+    KK_ECORRUPT = -12
 } kk_status;
 
 /** A short English description of `status` ("no item exists for the key",
@@ -405,6 +418,123 @@ KK_API kk_status kk_open_kernel_keyring(kk_keychain **out);
  *  Returns KK_OK, KK_EINVAL (out is NULL, `which` is not a
  *  kk_kernel_keyring) or KK_ENOMEM. Thread-safe. Since 0.5. */
 KK_API kk_status kk_open_kernel_keyring_in(kk_kernel_keyring which, kk_keychain **out);
+
+/** Where a file handle (kk_open_file()) gets the master secret its
+ *  file's key is derived from. There is no fallback: a source that yields
+ *  no secret fails the open with KK_ENOKEY, and nothing is written. Since 0.7. */
+typedef enum kk_master_source {
+    /** The first source found: the systemd credential (see
+     *  KK_MASTER_CREDENTIAL). */
+    KK_MASTER_AUTOMATIC = 0,
+    /** `master` and `master_len` of the options: the secret itself (at
+     *  least one byte), as libsecret's SECRET_FILE_TEST_PASSWORD. Copied at
+     *  open; wipe your copy. */
+    KK_MASTER_SECRET = 1,
+    /** Read from `master_fd` to its end (a pipe, a file, standard input, as
+     *  gnome-keyring-daemon --unlock reads it): at most 4096 bytes, within
+     *  5 seconds, the bytes as they are (a final newline is part of the
+     *  secret: write it with printf '%s'). The descriptor is not closed. */
+    KK_MASTER_FD = 2,
+    /** The systemd credential "keychainkit.master":
+     *  $CREDENTIALS_DIRECTORY/keychainkit.master, as a unit with
+     *  LoadCredentialEncrypted=keychainkit.master:<file> provides it
+     *  (`systemd-creds encrypt --name=keychainkit.master ...` makes the file). */
+    KK_MASTER_CREDENTIAL = 3
+} kk_master_source;
+
+/** The version of kk_file_options that this header describes. */
+#define KK_FILE_OPTIONS_VERSION 1
+
+/** Options of kk_open_file(). Initialize with KK_FILE_OPTIONS_INIT, then
+ *  set the fields you need. Since 0.7. */
+typedef struct kk_file_options {
+    /** KK_FILE_OPTIONS_VERSION. */
+    unsigned int version;
+    /** The keyring file. NULL means $XDG_DATA_HOME/keychainkit/default.keyring
+     *  (~/.local/share/keychainkit/default.keyring). Its directory is created
+     *  (mode 0700) at the first write. Copied at open. */
+    const char *path;
+    /** Where the master secret comes from. */
+    kk_master_source master_source;
+    /** With KK_MASTER_SECRET: the secret's bytes (any bytes, NUL included)
+     *  and their number. */
+    const unsigned char *master;
+    size_t master_len;
+    /** With KK_MASTER_FD: the descriptor to read; -1 otherwise. */
+    int master_fd;
+    /** How long a write waits for another process's write to end, in
+     *  milliseconds; 0 means KK_DEFAULT_TIMEOUT_MS. */
+    unsigned int lock_timeout_ms;
+} kk_file_options;
+
+/** kk_file_options' defaults: the default path, the automatic source. */
+#define KK_FILE_OPTIONS_INIT { KK_FILE_OPTIONS_VERSION, NULL, KK_MASTER_AUTOMATIC, NULL, 0, -1, 0 }
+
+/** Opens a handle that keeps items in an encrypted file, for machines with
+ *  no Secret Service (servers, CI, containers) where items must survive a
+ *  reboot. NULL options means KK_FILE_OPTIONS_INIT.
+ *
+ *  The file is libsecret's file backend's format (libsecret >= 0.20.2, oo7):
+ *  the key is PBKDF2-HMAC-SHA256 of the master secret (100,000 rounds, a
+ *  32-byte random salt), items are AES-128-CBC encrypted and HMAC-SHA256
+ *  authenticated, attribute values stored as HMACs. Keys are the attributes
+ *  `service` and `username`, as on the Secret Service, so
+ *  `SECRET_BACKEND=file SECRET_FILE_TEST_PATH=<file>
+ *  SECRET_FILE_TEST_PASSWORD=<master> secret-tool lookup service S username A`
+ *  finds our items and we find its. Server logins (kk_server_login_*) are
+ *  stored there too.
+ *
+ *  The open reads the file if it exists and returns KK_EWRONGKEY when the
+ *  master secret opens none of its items (an empty or new file accepts any
+ *  secret); KK_ECORRUPT when it is damaged, not a keyring file, of another
+ *  version, or has weak parameters (fewer than 100,000 rounds, a salt under
+ *  32 bytes); KK_EDENIED when it is not ours or others may read or write it
+ *  (chmod 600); KK_ENOKEY when the source yields no secret. In each case
+ *  nothing is written, and kk_error_message() says what and where.
+ *
+ *  Reads answer from memory while the file is unchanged (one stat(2) per
+ *  call) and read it again when another process changed it. Each write
+ *  takes a lock (the file "<path>.lock" beside it, at most lock_timeout_ms),
+ *  reads the newest file, changes it and replaces it atomically and
+ *  durably: a new file of mode 0600, fsync, rename, fsync of the directory.
+ *  So concurrent writers, in this process or others, lose nothing; a reader
+ *  sees a whole file, old or new; a kill at any moment leaves the last
+ *  acknowledged write. Items another master secret sealed are kept as they
+ *  are, never read. Observers hear changes made by other handles and
+ *  processes (libsecret's too) through inotify, as KK_EVENT_CHANGED and
+ *  KK_EVENT_DELETED. fork(): a child may use the handle.
+ *
+ *  On success *out owns a handle to release with kk_close(). Returns KK_OK,
+ *  KK_EWRONGKEY, KK_ENOKEY, KK_ECORRUPT, KK_EDENIED, KK_EINVAL (out NULL,
+ *  an unknown options version or master source, an empty path, master NULL
+ *  with KK_MASTER_SECRET), KK_EUNKNOWN (the file could not be read) or
+ *  KK_ENOMEM. Thread-safe. Since 0.7.
+ *
+ *      kk_file_options options = KK_FILE_OPTIONS_INIT;
+ *      options.master_source = KK_MASTER_FD;
+ *      options.master_fd = 0;
+ *      kk_status st = kk_open_file(&options, &kc); */
+KK_API kk_status kk_open_file(const kk_file_options *options, kk_keychain **out);
+
+/** How long a handle's items last (kk_persistence_of()). Since 0.7. */
+typedef enum kk_persistence {
+    /** On disk: items survive logout and reboot (a Secret Service's
+     *  collections but "session", the file store). */
+    KK_PERSISTENT = 0,
+    /** In the kernel until the machine restarts (KK_KERNEL_PERSISTENT). */
+    KK_UNTIL_REBOOT = 1,
+    /** Until the user's session or last process ends (the "session"
+     *  collection, KK_KERNEL_USER, KK_KERNEL_SESSION). */
+    KK_UNTIL_LOGOUT = 2,
+    /** In this process, until the last handle on the items is closed
+     *  (kk_open_memory()). */
+    KK_UNTIL_CLOSE = 3
+} kk_persistence;
+
+/** Stores in *out how long the items of `kc` last, so a program can refuse
+ *  a store that will forget. Decided from the handle alone (no I/O).
+ *  Returns KK_OK or KK_EINVAL (kc or out NULL). Thread-safe. Since 0.7. */
+KK_API kk_status kk_persistence_of(kk_keychain *kc, kk_persistence *out);
 
 /** Releases a handle: removes its observers (calling their destroy
  *  functions), ends its delivery thread (see kk_observe()), then frees it.

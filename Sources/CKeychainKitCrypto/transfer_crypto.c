@@ -52,7 +52,7 @@ static void initialize(void) {
     initialized = 1;
 }
 
-static int ready(void) {
+int keychainkit_crypto_ready(void) {
     pthread_once(&initialization, initialize);
     return initialized;
 }
@@ -82,7 +82,7 @@ static int public_key_is_fit(gcry_mpi_t key) {
 }
 
 keychainkit_dh_keypair *keychainkit_dh_keypair_new(void) {
-    if (!ready())
+    if (!keychainkit_crypto_ready())
         return NULL;
     keychainkit_dh_keypair *pair = calloc(1, sizeof *pair);
     gcry_mpi_t generator = gcry_mpi_set_ui(NULL, 2);
@@ -118,9 +118,11 @@ size_t keychainkit_dh_public_key(const keychainkit_dh_keypair *pair, uint8_t *ou
     return written;
 }
 
-/* HMAC-SHA256 of `data` under `key`, into `out` (SHA256_BYTES). */
-static int hmac_sha256(const uint8_t *key, size_t key_length, const uint8_t *data, size_t length, uint8_t *out) {
+int keychainkit_hmac_sha256(const uint8_t *key, size_t key_length, const uint8_t *data, size_t length,
+                            uint8_t *out) {
     gcry_md_hd_t hmac;
+    if (key == NULL || out == NULL || (data == NULL && length > 0) || !keychainkit_crypto_ready())
+        return -1;
     if (gcry_md_open(&hmac, GCRY_MD_SHA256, GCRY_MD_FLAG_HMAC | GCRY_MD_FLAG_SECURE) != 0)
         return -1;
     int ok = gcry_md_setkey(hmac, key, key_length) == 0;
@@ -142,8 +144,8 @@ static int hkdf_sha256(const uint8_t *secret, size_t length, uint8_t *key_out) {
     static const uint8_t salt[SHA256_BYTES];
     static const uint8_t first_block[1] = {0x01};
     uint8_t pseudorandom_key[SHA256_BYTES], block[SHA256_BYTES];
-    int ok = hmac_sha256(salt, sizeof salt, secret, length, pseudorandom_key) == 0 &&
-             hmac_sha256(pseudorandom_key, sizeof pseudorandom_key, first_block, sizeof first_block, block) == 0;
+    int ok = keychainkit_hmac_sha256(salt, sizeof salt, secret, length, pseudorandom_key) == 0 &&
+             keychainkit_hmac_sha256(pseudorandom_key, sizeof pseudorandom_key, first_block, sizeof first_block, block) == 0;
     if (ok)
         memcpy(key_out, block, KEYCHAINKIT_AES_KEY_BYTES);
     keychainkit_wipe(pseudorandom_key, sizeof pseudorandom_key);
@@ -203,7 +205,7 @@ static int aes_cbc_in_place(int encrypt, const uint8_t *key, const uint8_t *iv, 
 long keychainkit_aes_encrypt(const uint8_t *key, const uint8_t *plaintext, size_t length, uint8_t *iv_out,
                              uint8_t *out) {
     if (key == NULL || iv_out == NULL || out == NULL || (plaintext == NULL && length > 0) ||
-        length > (size_t)LONG_MAX - KEYCHAINKIT_AES_BLOCK_BYTES || !ready())
+        length > (size_t)LONG_MAX - KEYCHAINKIT_AES_BLOCK_BYTES || !keychainkit_crypto_ready())
         return -1;
     size_t total = keychainkit_aes_encrypted_length(length);
     uint8_t padding = (uint8_t)(total - length); /* PKCS#7: 1 to 16 bytes, each the count */
@@ -223,7 +225,7 @@ long keychainkit_aes_decrypt(const uint8_t *key, const uint8_t *iv, size_t iv_le
                              size_t length, uint8_t *out) {
     if (key == NULL || iv == NULL || iv_length != KEYCHAINKIT_AES_BLOCK_BYTES || ciphertext == NULL ||
         out == NULL || length == 0 || length % KEYCHAINKIT_AES_BLOCK_BYTES != 0 || length > (size_t)LONG_MAX ||
-        !ready())
+        !keychainkit_crypto_ready())
         return -1;
     memcpy(out, ciphertext, length);
     int ok = aes_cbc_in_place(0, key, iv, out, length) == 0;

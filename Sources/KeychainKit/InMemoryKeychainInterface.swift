@@ -26,6 +26,9 @@ public final class InMemoryKeychainInterface: KeychainInterfaceProtocol, Sendabl
         KeychainStoreIdentity("in-memory store \(UInt(bitPattern: ObjectIdentifier(store)))")
     }
 
+    /// Until the last interface sharing the items is released.
+    public var persistence: KeychainPersistence? { .untilClose }
+
     /// Makes every following storage call, through any interface sharing
     /// these items, throw `error` (for example
     /// ``KeychainError/interactionNotAllowed`` to simulate a locked

@@ -158,6 +158,9 @@ where Interface: KeychainInterfaceProtocol {
     /// The store the backend keeps its items in, as it says.
     public var storeIdentity: KeychainStoreIdentity? { interface.storeIdentity }
 
+    /// The backend's.
+    public var persistence: KeychainPersistence? { interface.persistence }
+
     // MARK: Observers
 
     /// Calls `handler` after every mutation attempt on `key` through this

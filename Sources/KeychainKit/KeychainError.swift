@@ -33,6 +33,19 @@ public enum KeychainError: Equatable, Error, Sendable {
     /// kernel keyring's: 1 to 32767 bytes).
     case invalidArgument
 
+    /// The master secret does not open the keyring file of a
+    /// ``FileKeychainInterface``: none of its items verifies under it (a
+    /// mistyped secret, or another program's file). Never "absent".
+    case wrongMasterKey
+
+    /// A ``FileKeychainInterface`` has no master secret: the source given
+    /// yields none. Nothing was written.
+    case noMasterKey
+
+    /// The keyring file is damaged, not a keyring file, of a version not
+    /// read, or has key parameters too weak to trust. Nothing was written.
+    case corruptStore
+
     /// Any other failure, with the backend's error code and message
     /// (for the Secret Service, the D-Bus error name and its text).
     /// The message never contains a secret.
@@ -53,6 +66,9 @@ extension KeychainError: CustomStringConvertible {
         case .serviceUnavailable: "the keychain is unavailable"
         case .userCanceled: "the user canceled the operation"
         case .invalidArgument: "invalid argument"
+        case .wrongMasterKey: "the master secret does not open the keychain"
+        case .noMasterKey: "no master secret for the keychain"
+        case .corruptStore: "the keychain's file is damaged or not a keychain"
         case .unknownError: "keychain error"
         }
     }

@@ -61,6 +61,10 @@ public protocol KeychainInterfaceProtocol: Sendable {
     /// The store this interface's items live in; `nil` (the default) when
     /// the backend cannot say, as for a wrapper around another interface.
     var storeIdentity: KeychainStoreIdentity? { get }
+
+    /// How long the items last; `nil` (the default) when the backend
+    /// cannot say, as for a wrapper around another interface.
+    var persistence: KeychainPersistence? { get }
 }
 
 extension KeychainInterfaceProtocol {
@@ -73,6 +77,9 @@ extension KeychainInterfaceProtocol {
 
     /// Not known.
     public var storeIdentity: KeychainStoreIdentity? { nil }
+
+    /// Not known.
+    public var persistence: KeychainPersistence? { nil }
 
     /// The accounts, without labels or times.
     public func itemInfo(inService service: String) throws(KeychainError) -> [KeychainItemInfo] {

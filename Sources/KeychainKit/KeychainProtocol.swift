@@ -51,6 +51,10 @@ public protocol KeychainProtocol: AnyObject, Sendable {
     /// The store this keychain's items live in (see
     /// ``KeychainInterfaceProtocol/storeIdentity``); `nil` when not known.
     var storeIdentity: KeychainStoreIdentity? { get }
+
+    /// How long the items last (see
+    /// ``KeychainInterfaceProtocol/persistence``); `nil` when not known.
+    var persistence: KeychainPersistence? { get }
 }
 
 extension KeychainProtocol {
@@ -61,6 +65,9 @@ extension KeychainProtocol {
 
     /// Not known (``Keychain`` says its backend's).
     public var storeIdentity: KeychainStoreIdentity? { nil }
+
+    /// Not known (``Keychain`` says its backend's).
+    public var persistence: KeychainPersistence? { nil }
 
     /// Whether `other` may keep its items in this keychain's store: it is
     /// this keychain; or both name the same store; or, where either cannot

@@ -7,7 +7,7 @@ final class KeychainHandle {
     let keychain: any KeychainProtocol
 
     /// The handle's items addressed by attributes (server logins): those of
-    /// a Secret Service or in-memory handle; `nil` for a kernel keyring one.
+    /// a Secret Service, in-memory or file handle; `nil` for a kernel keyring one.
     let attributeItems: (any AttributeItemStore)?
 
     /// The handle's Secret Service backend; `nil` for other backends.
@@ -35,6 +35,11 @@ final class KeychainHandle {
     /// A handle on an in-memory store.
     convenience init(_ interface: InMemoryKeychainInterface) {
         self.init(Keychain(interface: interface), attributeItems: interface, memory: interface)
+    }
+
+    /// A handle on a keyring file.
+    convenience init(_ interface: FileKeychainInterface) {
+        self.init(Keychain(interface: interface), attributeItems: interface)
     }
 
     /// A handle on a kernel keyring, which has no items addressed by attributes.

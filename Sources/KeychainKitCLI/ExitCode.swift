@@ -13,6 +13,9 @@ enum ExitCode: Int32 {
     case canceled = 6
     case keychainError = 7
     case io = 8
+    case wrongMasterKey = 9
+    case noMasterKey = 10
+    case corruptStore = 11
 
     /// The exit code of a failure with `error`: the one of its `kk_status`.
     init(_ error: KeychainError) {
@@ -29,6 +32,9 @@ enum ExitCode: Int32 {
         case KK_EDENIED: .denied
         case KK_ECANCELED: .canceled
         case KK_EINVAL: .usage
+        case KK_EWRONGKEY: .wrongMasterKey
+        case KK_ENOKEY: .noMasterKey
+        case KK_ECORRUPT: .corruptStore
         default: .keychainError  // KK_EDUPLICATE, KK_ENOMEM, KK_EUNKNOWN
         }
     }

@@ -22,6 +22,9 @@ extension KeychainError {
         case .userCanceled: KK_ECANCELED
         case .invalidArgument: KK_EINVAL
         case .unknownError: KK_EUNKNOWN
+        case .wrongMasterKey: KK_EWRONGKEY
+        case .noMasterKey: KK_ENOKEY
+        case .corruptStore: KK_ECORRUPT
         }
     }
 
@@ -29,7 +32,8 @@ extension KeychainError {
     /// `KK_ENOMEM` is the status of exactly one of them.
     static let oneOfEachKind: [KeychainError] = [
         .itemNotFound, .duplicateItem, .interactionNotAllowed, .missingEntitlement, .serviceUnavailable,
-        .userCanceled, .invalidArgument, .unknownError(code: 0, message: ""),
+        .userCanceled, .invalidArgument, .unknownError(code: 0, message: ""), .wrongMasterKey, .noMasterKey,
+        .corruptStore,
     ]
 }
 

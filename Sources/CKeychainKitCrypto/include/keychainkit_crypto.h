@@ -7,7 +7,10 @@
  * libsecret uses); this file only arranges them as the Secret Service
  * specification says (HKDF is composed of libgcrypt's HMAC, PKCS#7 padding
  * added and checked here). Internal to libkeychainkit: not
- * installed, not exported (the linker version script exports kk_* only). */
+ * installed, not exported (the linker version script exports kk_* only).
+ *
+ * The encrypted file store (libsecret's file format) uses the same AES-128-CBC
+ * with PKCS#7, plus PBKDF2-HMAC-SHA256 and HMAC-SHA256 (at the end). */
 #ifndef KEYCHAINKIT_CRYPTO_H
 #define KEYCHAINKIT_CRYPTO_H
 
@@ -71,5 +74,32 @@ long keychainkit_aes_decrypt(const uint8_t *key, const uint8_t *iv, size_t iv_le
 
 /* Overwrites n bytes at p with zeros in a way the compiler may not elide. */
 void keychainkit_wipe(void *p, size_t n);
+
+/* Initialises libgcrypt once (as libsystemd does, unless the application
+ * did); 1 when it is usable, 0 when not. Every function here calls it. */
+int keychainkit_crypto_ready(void);
+
+/* Bytes of an HMAC-SHA256. */
+#define KEYCHAINKIT_HMAC_BYTES 32
+
+/* HMAC-SHA256 of `data` under `key` into `out` (KEYCHAINKIT_HMAC_BYTES);
+ * 0 on success, -1 on failure. */
+int keychainkit_hmac_sha256(const uint8_t *key, size_t key_length, const uint8_t *data, size_t length,
+                            uint8_t *out);
+
+/* The encrypted file store's key (libsecret's egg-keyring1): PBKDF2 with
+ * HMAC-SHA256 of `password` over `salt`, `iterations` rounds, to
+ * KEYCHAINKIT_AES_KEY_BYTES in `key_out`. 0 on success, -1 on failure
+ * (key_out erased). */
+int keychainkit_pbkdf2_sha256(const uint8_t *password, size_t password_length, const uint8_t *salt,
+                              size_t salt_length, unsigned long iterations, uint8_t *key_out);
+
+/* Fills `out` with `length` unpredictable bytes (libgcrypt's nonce
+ * generator, as libsecret's salts); 0 on success, -1 on failure. */
+int keychainkit_random_nonce(uint8_t *out, size_t length);
+
+/* Whether the `length` bytes at a and b are equal, in time independent of
+ * where they differ: 1 equal, 0 not. */
+int keychainkit_equal_in_constant_time(const uint8_t *a, const uint8_t *b, size_t length);
 
 #endif

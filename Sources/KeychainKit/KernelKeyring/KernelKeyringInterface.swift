@@ -53,6 +53,10 @@ public final class KernelKeyringInterface: KeychainInterfaceProtocol, Sendable {
     /// One per keyring of the calling process.
     public var storeIdentity: KeychainStoreIdentity? { KeychainStoreIdentity("kernel keyring \(keyring)") }
 
+    /// In kernel memory: the persistent keyring until reboot, the user and
+    /// session keyrings until logout.
+    public var persistence: KeychainPersistence? { keyring == .persistent ? .untilReboot : .untilLogout }
+
     public func readItem(_ key: KeychainAttributes) throws(KeychainError) -> [UInt8]? {
         let ring = try keyring.resolve()
         guard let serial = try find(key, in: ring) else { return nil }

@@ -109,6 +109,12 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     }
 
     /// One per bus, whatever the collection: reads look in every collection.
+    /// On disk, but for the `session` collection (kept in memory by the
+    /// service, until it exits with the login session).
+    public var persistence: KeychainPersistence? {
+        collection == "session" || collection == "/org/freedesktop/secrets/collection/session" ? .untilLogout : .persistent
+    }
+
     public var storeIdentity: KeychainStoreIdentity? {
         KeychainStoreIdentity("Secret Service on \(busAddress ?? "the session bus")")
     }

@@ -17,21 +17,11 @@ final class TransferSession {
     let path: String
 
     /// The AES key; `nil` for a plain session.
-    private let key: SessionKey?
+    private let key: AESKey?
 
-    private init(path: String, key: SessionKey?) {
+    private init(path: String, key: AESKey?) {
         self.path = path
         self.key = key
-    }
-
-    /// The session's AES key, in memory of its own, erased when released.
-    private final class SessionKey {
-        let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: Int(KEYCHAINKIT_AES_KEY_BYTES))
-
-        deinit {
-            keychainkit_wipe(bytes, Int(KEYCHAINKIT_AES_KEY_BYTES))
-            bytes.deallocate()
-        }
     }
 
     /// Whether secrets in this session are encrypted.
@@ -88,7 +78,7 @@ final class TransferSession {
         let request = try openSessionCall(on: bus, destination: destination, algorithm: SecretServiceNames.Algorithm.encrypted)
         try request.container("v", "ay") { () throws(SecretServiceFailure) in try request.append(bytes: publicKey) }
         let reply = try bus.call(request)
-        let key = SessionKey()
+        let key = AESKey()
         var derived: Int32 = -1
         try reply.enter("v", "ay") { () throws(SecretServiceFailure) in
             try reply.readBytes { peer throws(SecretServiceFailure) in
@@ -151,15 +141,7 @@ final class TransferSession {
         try message.container("r", "oayays") { () throws(SecretServiceFailure) in
             try message.append(path, as: "o")
             if let key {
-                var iv = [UInt8](repeating: 0, count: Int(KEYCHAINKIT_AES_BLOCK_BYTES))
-                var ciphertext = [UInt8](repeating: 0, count: keychainkit_aes_encrypted_length(value.count))
-                let written = value.withUnsafeBufferPointer { plain in
-                    ForkGeneration.withoutFork {
-                        keychainkit_aes_encrypt(key.bytes,
-                                                plain.baseAddress, plain.count, &iv, &ciphertext)
-                    }
-                }
-                guard written == ciphertext.count else { throw Self.cryptoFailure }
+                guard let (iv, ciphertext) = key.encrypt(value) else { throw Self.cryptoFailure }
                 try message.append(bytes: iv)
                 try message.append(bytes: ciphertext)
             } else {
@@ -190,18 +172,7 @@ final class TransferSession {
         _ value: UnsafeRawBufferPointer, parameters: UnsafeRawBufferPointer
     ) throws(SecretServiceFailure) -> [UInt8] {
         guard let key else { return Array(value) }
-        guard let cipher = value.baseAddress, let iv = parameters.baseAddress else { throw Self.cryptoFailure }
-        let capacity = value.count + Int(KEYCHAINKIT_AES_BLOCK_BYTES)
-        var failed = false
-        let plaintext = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            let written = ForkGeneration.withoutFork { keychainkit_aes_decrypt(
-                key.bytes,
-                iv.assumingMemoryBound(to: UInt8.self), parameters.count,
-                cipher.assumingMemoryBound(to: UInt8.self), value.count, buffer.baseAddress!) }
-            failed = written < 0
-            count = failed ? 0 : written
-        }
-        if failed { throw Self.cryptoFailure }
+        guard let plaintext = key.decrypt(value, iv: parameters) else { throw Self.cryptoFailure }
         return plaintext
     }
 

@@ -1,0 +1,140 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a ``FileKeychainInterface`` gets the master secret its file's key
+/// is derived from. There is no default and no fallback: with no source
+/// that yields a secret, opening fails with ``KeychainError/noMasterKey``
+/// and writes nothing. A secret is never derived from nothing, nor
+/// stored in clear.
+public enum FileKeychainMaster: Sendable {
+
+    /// The secret itself (at least one byte), used as given: libsecret's
+    /// `SECRET_FILE_TEST_PASSWORD`, oo7's secret. The caller wipes its
+    /// own copy.
+    case secret([UInt8])
+
+    /// Read from a file descriptor to its end (a pipe, a file, standard
+    /// input — as `gnome-keyring-daemon --unlock` reads it), at most
+    /// ``largestSecret`` bytes and at most ``readTimeout`` milliseconds;
+    /// the bytes as they are, a final newline included. The descriptor
+    /// is not closed.
+    case fileDescriptor(Int32)
+
+    /// The systemd credential `keychainkit.master`:
+    /// `$CREDENTIALS_DIRECTORY/keychainkit.master`, as a unit with
+    /// `LoadCredentialEncrypted=keychainkit.master:…` provides it.
+    case systemdCredential
+
+    /// The first source found: the systemd credential. (The portal of
+    /// sandboxed apps is not supported yet.)
+    case automatic
+
+    /// The most bytes read as a secret.
+    public static let largestSecret = 4096
+
+    /// How long reading a descriptor may wait for its writer.
+    public static let readTimeout = 5000
+
+    /// The name of the systemd credential.
+    public static let credentialName = "keychainkit.master"
+
+    /// The secret, read from its source; ``KeychainError/noMasterKey``
+    /// (with what to do) when the source has none.
+    func resolve(for path: String) throws(FileStoreError) -> MasterSecret {
+        switch self {
+        case let .secret(bytes):
+            guard !bytes.isEmpty else { throw FileStoreError(.noMasterKey, "the master secret given is empty") }
+            return MasterSecret(bytes)
+        case let .fileDescriptor(fd):
+            return try Self.read(fd, what: "file descriptor \(fd)")
+        case .systemdCredential:
+            guard let secret = try Self.credential() else {
+                throw FileStoreError(.noMasterKey, "no systemd credential \(Self.credentialName): " + Self.options(for: path))
+            }
+            return secret
+        case .automatic:
+            if let secret = try Self.credential() { return secret }
+            throw FileStoreError(.noMasterKey, "no master secret for \(path): " + Self.options(for: path))
+        }
+    }
+
+    /// What to do when no source has a secret.
+    static func options(for path: String) -> String {
+        "give one on a file descriptor (keychainkit --master-fd, kk_file_options.master_fd), "
+            + "as bytes (kk_file_options.master, Keychain.file(master=...)), or as the systemd credential "
+            + "\(credentialName) (LoadCredentialEncrypted=\(credentialName):..., read from $CREDENTIALS_DIRECTORY)"
+    }
+
+    /// The systemd credential's bytes; `nil` when there is none.
+    private static func credential() throws(FileStoreError) -> MasterSecret? {
+        guard let directory = UserDirectories.absolute("CREDENTIALS_DIRECTORY") else { return nil }
+        let path = directory + "/" + credentialName
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw FileStoreError(.noMasterKey, "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        return try read(fd, what: path)
+    }
+
+    /// Reads `fd` to its end, within the bounds.
+    private static func read(_ fd: Int32, what: String) throws(FileStoreError) -> MasterSecret {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(largestSecret + 1)
+        var chunk = [UInt8](repeating: 0, count: 512)
+        defer { chunk.wipe() }
+        var deadline = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &deadline)
+        let end = Int64(deadline.tv_sec) * 1000 + Int64(deadline.tv_nsec) / 1_000_000 + Int64(readTimeout)
+        while true {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            let left = end - (Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000)
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = left > 0 ? poll(&poller, 1, Int32(left)) : 0
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else {
+                bytes.wipe()
+                throw FileStoreError(
+                    .noMasterKey, ready == 0 ? "\(what) gave no end of the master secret within \(readTimeout) ms"
+                        : "cannot wait for \(what): \(String(cString: strerror(errno)))")
+            }
+            let got = Glibc.read(fd, &chunk, chunk.count)
+            if got < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            guard got >= 0 else {
+                let reason = String(cString: strerror(errno))
+                bytes.wipe()
+                throw FileStoreError(.noMasterKey, "cannot read the master secret from \(what): \(reason)")
+            }
+            if got == 0 { break }
+            guard bytes.count + got <= largestSecret else {
+                bytes.wipe()
+                throw FileStoreError(.noMasterKey, "\(what) holds more than \(largestSecret) bytes: not a master secret")
+            }
+            bytes.append(contentsOf: chunk[..<got])
+        }
+        guard !bytes.isEmpty else { throw FileStoreError(.noMasterKey, "\(what) holds no master secret (it is empty)") }
+        return MasterSecret(bytes)
+    }
+}
+
+/// The master secret a file keychain holds while open (the file's salt
+/// may change, when another program creates the file anew, and the key
+/// must be derived again); wiped when released.
+final class MasterSecret: Sendable {
+    private let bytes: Locked<[UInt8]>
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = Locked(bytes)
+    }
+
+    func withBytes<R>(_ body: ([UInt8]) throws(FileStoreError) -> R) throws(FileStoreError) -> R {
+        try bytes.withLock { bytes throws(FileStoreError) in try body(bytes) }
+    }
+
+    deinit {
+        bytes.withLock { $0.wipe() }
+    }
+}

@@ -1,0 +1,112 @@
+import CKeychainKitCrypto
+
+/// The contents of a keyring file as libsecret (≥ 0.20.2) and oo7 write
+/// it: a 16-byte header, the version bytes `01 00`, then the GVariant
+/// `(uayutua(a{say}ay))` — salt size, salt, PBKDF2 iteration count, time
+/// of the last change, usage count, and the items, each with its
+/// attribute values hashed and the rest encrypted (``EncryptedItem``).
+///
+/// Parsing checks the bytes only; nothing is decrypted here.
+struct KeyringFile: Sendable {
+
+    /// One item as stored: attribute names in clear with the HMAC of each
+    /// value, sorted by name, and the encrypted blob (ciphertext, IV, MAC).
+    struct EncryptedItem: Sendable, Equatable {
+        var hashedAttributes: [(name: String, mac: [UInt8])]
+        var blob: [UInt8]
+
+        static func == (a: EncryptedItem, b: EncryptedItem) -> Bool {
+            a.blob == b.blob && a.hashedAttributes.elementsEqual(b.hashedAttributes) { $0.name == $1.name && $0.mac == $1.mac }
+        }
+    }
+
+    /// The file's first bytes: `GnomeKeyring\n\r\0\n`.
+    static let header: [UInt8] = Array("GnomeKeyring\n\r".utf8) + [0, 0x0A]
+
+    /// Major and minor version of the format.
+    static let version: [UInt8] = [1, 0]
+
+    /// The weakest parameters accepted (oo7's `WeakKeyError` limits, and
+    /// what libsecret writes): fewer rounds or a shorter salt are refused.
+    static let minimumIterations: UInt32 = 100_000
+    static let minimumSaltBytes = 32
+
+    var salt: [UInt8]
+    var iterations: UInt32
+    /// Seconds since the epoch of the last write.
+    var modified: UInt64
+    /// How many items were written (libsecret counts each replace).
+    var usageCount: UInt32
+    var items: [EncryptedItem]
+
+    init(salt: [UInt8], iterations: UInt32, modified: UInt64, usageCount: UInt32, items: [EncryptedItem]) {
+        self.salt = salt
+        self.iterations = iterations
+        self.modified = modified
+        self.usageCount = usageCount
+        self.items = items
+    }
+
+    /// An empty keyring with a fresh salt and libsecret's parameters.
+    static func empty(now: UInt64) throws(FileStoreError) -> KeyringFile {
+        var salt = [UInt8](repeating: 0, count: minimumSaltBytes)
+        guard keychainkit_random_nonce(&salt, salt.count) == 0 else {
+            throw FileStoreError(.unknownError(code: 5, message: "no random bytes for the keyring file's salt"))
+        }
+        return KeyringFile(salt: salt, iterations: minimumIterations, modified: now, usageCount: 0, items: [])
+    }
+
+    /// Reads `bytes`; ``FileStoreFault`` says what is wrong with them.
+    init(parsing bytes: [UInt8]) throws(FileStoreFault) {
+        let prefix = Self.header.count + Self.version.count
+        guard bytes.count >= Self.header.count, bytes.starts(with: Self.header) else {
+            throw .foreign("it does not start as a keyring file")
+        }
+        guard bytes.count >= prefix, Array(bytes[Self.header.count..<prefix]) == Self.version else {
+            let found = bytes.count >= prefix ? "\(bytes[16]).\(bytes[17])" : "none"
+            throw .unsupportedVersion(found)
+        }
+        do throws(GVariantReader.Malformed) {
+            let body = GVariantReader(Array(bytes[prefix...]))
+            let fields = try body.tuple([
+                .fixed(size: 4, alignment: 4), .variable(alignment: 1), .fixed(size: 4, alignment: 4),
+                .fixed(size: 8, alignment: 8), .fixed(size: 4, alignment: 4), .variable(alignment: 1),
+            ])
+            salt = fields[1].byteArray()
+            guard try fields[0].uint32() == salt.count else {
+                throw GVariantReader.Malformed(reason: "the salt's size is not its length")
+            }
+            iterations = try fields[2].uint32()
+            modified = try fields[3].uint64()
+            usageCount = try fields[4].uint32()
+            items = try fields[5].arrayOfVariable().map { element throws(GVariantReader.Malformed) in
+                let item = try element.tuple([.variable(alignment: 1), .variable(alignment: 1)])
+                let attributes = try item[0].arrayOfVariable().map { entry throws(GVariantReader.Malformed) in
+                    let pair = try entry.tuple([.variable(alignment: 1), .variable(alignment: 1)])
+                    return (name: try pair[0].string(), mac: pair[1].byteArray())
+                }
+                return EncryptedItem(hashedAttributes: attributes, blob: item[1].byteArray())
+            }
+        } catch {
+            throw .damaged(error.reason)
+        }
+        guard iterations >= Self.minimumIterations, salt.count >= Self.minimumSaltBytes else {
+            throw .weakParameters(iterations: iterations, saltBytes: salt.count)
+        }
+    }
+
+    /// The file's bytes.
+    func serialized() -> [UInt8] {
+        let items = items.map { item in
+            GVariantWriter.tuple([
+                .array(of: item.hashedAttributes.map { GVariantWriter.tuple([.string($0.name), .bytes($0.mac)]) }),
+                .bytes(item.blob),
+            ])
+        }
+        let body = GVariantWriter.tuple([
+            .uint32(UInt32(salt.count)), .bytes(salt), .uint32(iterations), .uint64(modified), .uint32(usageCount),
+            .array(of: items),
+        ])
+        return Self.header + Self.version + body
+    }
+}

@@ -1,0 +1,51 @@
+/// One item of a keyring file, decrypted: the GVariant `(a{ss}sttay)` of
+/// libsecret's `secret_file_item_serialize` — attributes, label, times
+/// of creation and of the last change (seconds since the epoch), secret.
+struct KeyringFileItem: Sendable {
+    var attributes: [String: String]
+    var label: String
+    var created: UInt64
+    var modified: UInt64
+    var secret: [UInt8]
+
+    /// Its plaintext; wipe it after use. Attributes are written sorted by
+    /// name, so equal items serialize alike.
+    func serialized() -> [UInt8] {
+        GVariantWriter.tuple([
+            .array(of: attributes.sorted { $0.key.precedesByUTF8($1.key) }.map {
+                GVariantWriter.tuple([.string($0.key), .string($0.value)])
+            }),
+            .string(label), .uint64(created), .uint64(modified), .bytes(secret),
+        ])
+    }
+
+    /// Reads a plaintext (whose MAC verified).
+    init(parsing plaintext: [UInt8]) throws(FileStoreFault) {
+        do throws(GVariantReader.Malformed) {
+            let fields = try GVariantReader(plaintext).tuple([
+                .variable(alignment: 1), .variable(alignment: 1), .fixed(size: 8, alignment: 8),
+                .fixed(size: 8, alignment: 8), .variable(alignment: 1),
+            ])
+            var attributes: [String: String] = [:]
+            for entry in try fields[0].arrayOfVariable() {
+                let pair = try entry.tuple([.variable(alignment: 1), .variable(alignment: 1)])
+                attributes[try pair[0].string()] = try pair[1].string()
+            }
+            self.attributes = attributes
+            label = try fields[1].string()
+            created = try fields[2].uint64()
+            modified = try fields[3].uint64()
+            secret = fields[4].byteArray()
+        } catch {
+            throw .damagedItem(error.reason)
+        }
+    }
+
+    init(attributes: [String: String], label: String, created: UInt64, modified: UInt64, secret: [UInt8]) {
+        self.attributes = attributes
+        self.label = label
+        self.created = created
+        self.modified = modified
+        self.secret = secret
+    }
+}

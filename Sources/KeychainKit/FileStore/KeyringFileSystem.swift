@@ -1,0 +1,145 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The system calls of the keyring file: a stat, a whole read of a file
+/// only its owner may read, an atomic replace that survives a crash, and
+/// the lock writers take. Their errors name the path and the cause.
+enum KeyringFileSystem {
+
+    /// The largest keyring file read (a keyring of 16,000 items of the
+    /// largest values stays below it); bigger is ``KeychainError/corruptStore``.
+    static let largestFile = 256 << 20
+
+    /// The file's stamp; `nil` when it does not exist.
+    static func stamp(of path: String) throws(FileStoreError) -> FileStamp? {
+        var status = stat()
+        if stat(path, &status) == 0 { return FileStamp(status) }
+        if errno == ENOENT { return nil }
+        throw failure(errno, "cannot stat", path)
+    }
+
+    /// The file's bytes and stamp; `nil` when it does not exist. A file
+    /// that is not a regular file of ours that only we can read and write
+    /// is refused (``KeychainError/missingEntitlement``).
+    static func read(_ path: String) throws(FileStoreError) -> (bytes: [UInt8], stamp: FileStamp)? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw failure(errno, "cannot open", path)
+        }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw failure(errno, "cannot stat", path) }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw FileStoreError(.corruptStore, "\(path) is not a regular file")
+        }
+        guard status.st_uid == geteuid() else {
+            throw FileStoreError(.missingEntitlement, "\(path) belongs to uid \(status.st_uid), not to this user")
+        }
+        guard status.st_mode & 0o077 == 0 else {
+            let mode = String(status.st_mode & 0o777, radix: 8)
+            throw FileStoreError(.missingEntitlement, "\(path) has mode \(mode): others may read or change it; chmod 600 it")
+        }
+        guard status.st_size <= largestFile else {
+            throw FileStoreError(.corruptStore, "\(path) is \(status.st_size) bytes, more than a keyring file holds")
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
+        var done = 0
+        while done < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { throw failure(got < 0 ? errno : EIO, "cannot read", path) }
+            done += got
+        }
+        return (bytes, FileStamp(status))
+    }
+
+    /// Replaces the file with `bytes` atomically and durably: a new file of
+    /// mode 0600 beside it, written and synced, renamed over it, then the
+    /// directory synced. A reader sees the old file or the new one, never
+    /// a part; after a crash, the old one or the new one. Returns the new
+    /// file's stamp.
+    static func replace(_ path: String, with bytes: [UInt8]) throws(FileStoreError) -> FileStamp {
+        var template = Array((path + ".XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw failure(errno, "cannot create a file beside", path) }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        var renamed = false
+        defer {
+            close(fd)
+            if !renamed { unlink(temporary) }
+        }
+        var done = 0
+        while done < bytes.count {
+            let wrote = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
+            if wrote < 0 && errno == EINTR { continue }
+            guard wrote > 0 else { throw failure(wrote < 0 ? errno : EIO, "cannot write", temporary) }
+            done += wrote
+        }
+        guard fchmod(fd, 0o600) == 0, fsync(fd) == 0 else { throw failure(errno, "cannot sync", temporary) }
+        guard rename(temporary, path) == 0 else { throw failure(errno, "cannot rename a new file to", path) }
+        renamed = true
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw failure(errno, "cannot stat", path) }
+        let directory = open(directoryName(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 {
+            // The rename is durable only once the directory is.
+            let synced = fsync(directory) == 0
+            let error = errno
+            close(directory)
+            guard synced || error == EINVAL else { throw failure(error, "cannot sync the directory of", path) }
+        }
+        return FileStamp(status)
+    }
+
+    /// Creates the directory of `path` and its missing parents, mode 0700.
+    static func makeDirectory(of path: String) throws(FileStoreError) {
+        var prefix = ""
+        for component in directoryName(of: path).split(separator: "/", omittingEmptySubsequences: true) {
+            prefix += "/" + component
+            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
+                throw failure(errno, "cannot create the directory", prefix)
+            }
+        }
+    }
+
+    /// Holds the writers' lock of `path` (a lock file beside it, `path` +
+    /// ".lock") while `body` runs; waits at most `timeout` milliseconds
+    /// for another process to release it.
+    static func withWriteLock<R>(
+        _ path: String, timeout: Int, _ body: () throws(FileStoreError) -> R
+    ) throws(FileStoreError) -> R {
+        try makeDirectory(of: path)
+        let lockPath = path + ".lock"
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, 0o600)
+        guard fd >= 0 else { throw failure(errno, "cannot open the lock", lockPath) }
+        defer { close(fd) }  // releases the lock
+        var waited = 0, pause = 1
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else { throw failure(errno, "cannot lock", lockPath) }
+            guard waited < timeout else {
+                throw FileStoreError(
+                    .unknownError(code: EWOULDBLOCK, message: "another process held \(lockPath) for more than \(timeout) ms"))
+            }
+            usleep(UInt32(pause * 1000))
+            waited += pause
+            pause = min(2 * pause, 20)
+        }
+        return try body()
+    }
+
+    static func directoryName(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        return slash == path.utf8.startIndex ? "/" : String(path[..<slash])
+    }
+
+    private static func failure(_ code: Int32, _ what: String, _ path: String) -> FileStoreError {
+        let message = "\(what) \(path): \(String(cString: strerror(code)))"
+        switch code {
+        case EACCES, EPERM, EROFS: return FileStoreError(.missingEntitlement, message)
+        default: return FileStoreError(.unknownError(code: code, message: message))
+        }
+    }
+}
