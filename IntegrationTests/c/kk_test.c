@@ -256,13 +256,14 @@ static int selected(const kt_test *t, int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 2 || (strcmp(argv[1], "memory") != 0 && strcmp(argv[1], "secret-service") != 0 &&
-                     strcmp(argv[1], "kernel") != 0)) {
-        fprintf(stderr, "usage: %s memory|secret-service|kernel [TEST_NAME...]\n", argv[0]);
+                     strcmp(argv[1], "kernel") != 0 && strcmp(argv[1], "file") != 0)) {
+        fprintf(stderr, "usage: %s memory|secret-service|kernel|file [TEST_NAME...]\n", argv[0]);
         printf("0 passed, 1 failed\n");
         return 2;
     }
     backend = strcmp(argv[1], "memory") == 0 ? KT_MEMORY
               : strcmp(argv[1], "kernel") == 0 ? KT_KERNEL
+              : strcmp(argv[1], "file") == 0   ? KT_FILE
                                                : KT_SECRET_SERVICE;
     const char *slash = strrchr(argv[0], '/');
     program_name = slash ? slash + 1 : argv[0];
@@ -282,6 +283,17 @@ int main(int argc, char **argv)
         printf("FAIL cannot join a new session keyring: %s\n", strerror(errno));
         printf("0 passed, 1 failed\n");
         return 1;
+    }
+
+    /* Each test's keyring file goes to a private directory, removed at the end. */
+    char file_directory[] = "/tmp/kk-file-tests.XXXXXX";
+    if (backend == KT_FILE) {
+        if (mkdtemp(file_directory) == NULL) {
+            printf("FAIL cannot make a directory for the keyring files: %s\n", strerror(errno));
+            printf("0 passed, 1 failed\n");
+            return 1;
+        }
+        setenv("KT_FILE_DIRECTORY", file_directory, 1);
     }
 
     const char *limit = getenv("KK_TEST_TIME_LIMIT");
@@ -322,6 +334,11 @@ int main(int argc, char **argv)
         printf("%s %s (%.2f s)\n", ok ? "PASS" : "FAIL", t->name, kt_now() - start);
         if (ok) passed++; else failed++;
         fflush(stdout);
+    }
+    if (backend == KT_FILE) {
+        char command[100];
+        snprintf(command, sizeof command, "rm -rf '%s'", file_directory);
+        if (system(command) != 0) printf("(could not remove %s)\n", file_directory);
     }
     if (passed + failed == 0) printf("no test ran\n");
     printf("%d passed, %d failed\n", passed, failed);

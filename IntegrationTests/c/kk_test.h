@@ -32,13 +32,17 @@ typedef enum kt_backend {
     KT_SECRET_SERVICE = 2,  /**< kk_open_secret_service(), private keyring only */
     KT_KERNEL = 4,          /**< kk_open_kernel_keyring_in(KK_KERNEL_SESSION), in
                                  a new session keyring of the runner's own */
-    KT_ANY = 7,             /**< all three */
+    KT_FILE = 8,            /**< kk_open_file(), a keyring file of the test's
+                                 own in a private directory (kt_file_path()) */
+    KT_ANY = 15,            /**< all four */
     /** The backends that report changes made elsewhere (the kernel keyring
      *  announces none). */
-    KT_HEARS_OTHERS = KT_MEMORY | KT_SECRET_SERVICE,
+    KT_HEARS_OTHERS = KT_MEMORY | KT_SECRET_SERVICE | KT_FILE,
     /** The backends that store every value from empty to KK_MAX_VALUE_SIZE
      *  (the kernel keyring stores 1 to 32767 bytes: test_kernel_keyring.c). */
-    KT_ANY_SIZE = KT_MEMORY | KT_SECRET_SERVICE
+    KT_ANY_SIZE = KT_MEMORY | KT_SECRET_SERVICE | KT_FILE,
+    /** The backends that hold items addressed by attributes (server logins). */
+    KT_ATTRIBUTE_ITEMS = KT_MEMORY | KT_SECRET_SERVICE | KT_FILE
 } kt_backend;
 
 /** Defines and registers a test that runs against every backend. */

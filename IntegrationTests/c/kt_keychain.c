@@ -4,6 +4,7 @@
 #include "kt_keychain.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 char kt_sentinel_byte;
@@ -15,11 +16,36 @@ const char *kt_service(void)
     return service;
 }
 
+const char *kt_file_path(void)
+{
+    static char path[400];
+    const char *directory = getenv("KT_FILE_DIRECTORY");
+    snprintf(path, sizeof path, "%s/%s.keyring", directory ? directory : "/nonexistent", kt_test_name());
+    return path;
+}
+
+kk_status kt_open_file(const char *path, const char *master, kk_keychain **out)
+{
+    kk_file_options options = KK_FILE_OPTIONS_INIT;
+    options.path = path;
+    options.master_source = KK_MASTER_SECRET;
+    options.master = (const unsigned char *)master;
+    options.master_len = strlen(master);
+    return kk_open_file(&options, out);
+}
+
+/* A handle on the test's own keyring file. */
+static kk_status open_test_file(kk_keychain **out)
+{
+    return kt_open_file(kt_file_path(), KT_FILE_MASTER, out);
+}
+
 kk_keychain *kt_open_at(const char *file, int line)
 {
     kk_keychain *kc = NULL;
     kk_status status = kt_current_backend() == KT_MEMORY   ? kk_open_memory(&kc)
                        : kt_current_backend() == KT_KERNEL ? kk_open_kernel_keyring_in(KK_KERNEL_SESSION, &kc)
+                       : kt_current_backend() == KT_FILE   ? open_test_file(&kc)
                                                            : kk_open_secret_service(&kc);
     if (!kt_check_status(status, KK_OK, file, line, "kt_open()")) return NULL;
     kt_check(kc != NULL, file, line, "kt_open() returned a handle");
@@ -31,6 +57,7 @@ kk_keychain *kt_open_other_at(const char *file, int line, kk_keychain *kc)
     kk_keychain *other = NULL;
     kk_status status = kt_current_backend() == KT_MEMORY   ? kk_open_memory_shared(kc, &other)
                        : kt_current_backend() == KT_KERNEL ? kk_open_kernel_keyring_in(KK_KERNEL_SESSION, &other)
+                       : kt_current_backend() == KT_FILE   ? open_test_file(&other)
                                                            : kk_open_secret_service(&other);
     if (!kt_check_status(status, KK_OK, file, line, "kt_open_other()")) return NULL;
     kt_check(other != NULL, file, line, "kt_open_other() returned a handle");

@@ -37,6 +37,16 @@ extern char kt_sentinel_byte;
 #define KT_SENTINEL (&kt_sentinel_byte)
 
 kk_keychain *kt_open_at(const char *file, int line);
+
+/** The master secret of the file backend's test handles. */
+#define KT_FILE_MASTER "kt-master-secret"
+
+/** The running test's own keyring file (in the runner's private directory):
+ *  what kt_open() opens on the file backend. Static storage. */
+const char *kt_file_path(void);
+
+/** kk_open_file() of `path` with the secret `master` (KK_MASTER_SECRET). */
+kk_status kt_open_file(const char *path, const char *master, kk_keychain **out);
 void kt_check_value_at(const char *file, int line, kk_keychain *kc, const char *service,
                        const char *account, const void *want, size_t len);
 void kt_check_absent_at(const char *file, int line, kk_keychain *kc, const char *service,

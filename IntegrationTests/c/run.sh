@@ -6,7 +6,7 @@
 #
 # LIBDIR holds libkeychainkit.so, INCLUDEDIR keychainkit.h; binaries go to
 # OUTDIR. Runs the test runner on the memory backend, on the kernel
-# keyring, then on the Secret
+# keyring, on the file store, then on the Secret
 # Service inside scripts/with-secret-service.sh (a private gnome-keyring),
 # scripts/with-kwallet.sh (a private KWallet wallet) and
 # scripts/with-keepassxc.sh (a private KeePassXC database), the prompt-dialog
@@ -75,6 +75,8 @@ if [ -n "$runner" ]; then
     run_tests memory "$runner" memory
     echo "== tests on kernel (the runner's own session keyring; the user's persistent and user keyrings)"
     run_tests kernel "$runner" kernel
+    echo "== tests on file (a keyring file per test, in a private directory; libsecret's file backend beside)"
+    run_tests file "$runner" file
     echo "== tests on secret-service (private keyring)"
     run_tests secret-service "$harness" "$runner" secret-service
     echo "== tests on secret-service (KWallet, private wallet)"

@@ -11,6 +11,7 @@
 static const kk_status all_statuses[] = {
     KK_OK, KK_ENOTFOUND, KK_EDUPLICATE, KK_ELOCKED, KK_EDENIED,
     KK_EUNAVAILABLE, KK_ECANCELED, KK_EINVAL, KK_ENOMEM, KK_EUNKNOWN,
+    KK_EWRONGKEY, KK_ENOKEY, KK_ECORRUPT,
 };
 #define STATUS_COUNT (sizeof all_statuses / sizeof all_statuses[0])
 
@@ -27,6 +28,9 @@ TEST(status_values_are_pinned)
     CHECK_EQ(KK_EINVAL, -7);
     CHECK_EQ(KK_ENOMEM, -8);
     CHECK_EQ(KK_EUNKNOWN, -9);
+    CHECK_EQ(KK_EWRONGKEY, -10);
+    CHECK_EQ(KK_ENOKEY, -11);
+    CHECK_EQ(KK_ECORRUPT, -12);
     CHECK_EQ(sizeof(kk_status), sizeof(int));
 }
 
@@ -57,7 +61,7 @@ TEST(status_strings_are_distinct_static_text)
 
 TEST(status_string_of_unknown_values)
 {
-    const int unknown[] = {1, 2, -10, 42, -1000, INT_MAX, INT_MIN};
+    const int unknown[] = {1, 2, -13, 42, -1000, INT_MAX, INT_MIN};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++)
         CHECK_STR_EQ(kk_status_string((kk_status)unknown[i]), "unknown status");
 }

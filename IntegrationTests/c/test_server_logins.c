@@ -36,7 +36,7 @@ static void check_password(kk_keychain *kc, const kk_server_login *login, const 
     }
 }
 
-TEST_ON(KT_MEMORY | KT_SECRET_SERVICE, server_login_round_trips_by_exact_login)
+TEST_ON(KT_ATTRIBUTE_ITEMS, server_login_round_trips_by_exact_login)
 {
     kk_keychain *kc = kt_open();
     REQUIRE(kc != NULL);
@@ -73,7 +73,7 @@ TEST_ON(KT_MEMORY | KT_SECRET_SERVICE, server_login_round_trips_by_exact_login)
     kk_close(kc);
 }
 
-TEST_ON(KT_MEMORY | KT_SECRET_SERVICE, server_login_accounts_of_a_host)
+TEST_ON(KT_ATTRIBUTE_ITEMS, server_login_accounts_of_a_host)
 {
     kk_keychain *kc = kt_open();
     REQUIRE(kc != NULL);

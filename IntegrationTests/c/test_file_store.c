@@ -1,0 +1,466 @@
+/*
+ * test_file_store.c — the file backend (kk_open_file) beyond the shared
+ * contract: libsecret's own file backend (secret-tool with
+ * SECRET_BACKEND=file, no D-Bus) reads what we write and we read what it
+ * writes, its writes reach our observers; a wrong master secret, a missing
+ * one, a damaged or foreign file and a file others may read each have their
+ * status and leave the file as it was; writers in several processes lose
+ * nothing; a writer killed at any moment loses no acknowledged write; the
+ * file and its directory are private. And every backend reports how long
+ * its items last (kk_persistence_of).
+ */
+#define _DEFAULT_SOURCE
+
+#include "kt_fork.h"
+#include "kt_keychain.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+/** Runs libsecret's secret-tool on the keyring file `path` with `password`
+ *  (`arguments` already quoted), writing `input` to it when not NULL, else
+ *  reading its output into `out` (NUL-terminated). Returns its exit status. */
+static int secret_tool(const char *path, const char *password, const char *arguments, const char *input,
+                       char *out, size_t out_size)
+{
+    char command[2048];
+    snprintf(command, sizeof command,
+             "env -u DBUS_SESSION_BUS_ADDRESS SECRET_BACKEND=file SECRET_FILE_TEST_PATH='%s' "
+             "SECRET_FILE_TEST_PASSWORD='%s' timeout 20 secret-tool %s%s",
+             path, password, arguments, input ? "" : " 2>&1"); /* search prints attributes on stderr */
+    FILE *pipe = popen(command, input ? "w" : "r");
+    if (pipe == NULL) return -1;
+    if (input) {
+        fputs(input, pipe);
+    } else if (out) {
+        size_t got = fread(out, 1, out_size - 1, pipe);
+        out[got] = '\0';
+    }
+    int status = pclose(pipe);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/** The whole contents of `path` into a new buffer (free it); NULL when unreadable. */
+static unsigned char *slurp(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) return NULL;
+    unsigned char *data = malloc(1 << 20);
+    *size = data ? fread(data, 1, 1 << 20, f) : 0;
+    fclose(f);
+    return data;
+}
+
+/** Whether `path` holds exactly `size` bytes equal to `data`. */
+static int unchanged(const char *path, const unsigned char *data, size_t size)
+{
+    size_t now_size = 0;
+    unsigned char *now = slurp(path, &now_size);
+    int same = now != NULL && now_size == size && memcmp(now, data, size) == 0;
+    free(now);
+    return same;
+}
+
+static void write_file(const char *path, const void *data, size_t size, mode_t mode)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+    if (!CHECK(fd >= 0)) return;
+    CHECK(write(fd, data, size) == (ssize_t)size);
+    fchmod(fd, mode);
+    close(fd);
+}
+
+static kk_status set_str(kk_keychain *kc, const char *svc, const char *account, const char *value)
+{
+    return kk_set(kc, svc, account, value, strlen(value));
+}
+
+/* ---- interoperation with libsecret ----------------------------------------------- */
+
+TEST_ON(KT_FILE, libsecret_reads_our_items_with_value_label_and_schema)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    const char *svc = kt_service();
+    CHECK_STATUS(set_str(kc, svc, "alice", "s3cret \xc3\xa9t\xc3\xa9"), KK_OK);
+    char out[4096], args[512];
+    snprintf(args, sizeof args, "lookup service '%s' username alice", svc);
+    CHECK_EQ(secret_tool(kt_file_path(), KT_FILE_MASTER, args, NULL, out, sizeof out), 0);
+    CHECK_STR_EQ(out, "s3cret \xc3\xa9t\xc3\xa9");
+    snprintf(args, sizeof args, "search --all service '%s'", svc);
+    CHECK_EQ(secret_tool(kt_file_path(), KT_FILE_MASTER, args, NULL, out, sizeof out), 0);
+    char label[300];
+    snprintf(label, sizeof label, "label = Password for 'alice' on '%s'", svc);
+    CHECK(strstr(out, label) != NULL);
+    CHECK(strstr(out, "schema = io.github.keychainkit.Password") != NULL);
+    CHECK(strstr(out, "attribute.username = alice") != NULL);
+    CHECK(strstr(out, "created = 20") != NULL);
+    kk_close(kc);
+}
+
+TEST_ON(KT_FILE, we_read_libsecrets_items_and_it_reads_our_replacement)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    const char *svc = kt_service();
+    CHECK_STATUS(set_str(kc, svc, "ours", "first"), KK_OK); /* the file exists: libsecret adds to it */
+    char args[512], out[4096];
+    snprintf(args, sizeof args, "store --label='Theirs' service '%s' username bob", svc);
+    CHECK_EQ(secret_tool(kt_file_path(), KT_FILE_MASTER, args, "from libsecret", NULL, 0), 0);
+    CHECK_VALUE(kc, svc, "bob", "from libsecret", 14); /* the open handle reads the new file */
+    char **accounts = NULL;
+    size_t n = 0;
+    CHECK_STATUS(kk_list(kc, svc, &accounts, &n), KK_OK);
+    CHECK_EQ(n, 2);
+    kk_list_free(accounts);
+    CHECK_STATUS(set_str(kc, svc, "bob", "replaced by us"), KK_OK); /* in place: one item */
+    snprintf(args, sizeof args, "lookup service '%s' username bob", svc);
+    CHECK_EQ(secret_tool(kt_file_path(), KT_FILE_MASTER, args, NULL, out, sizeof out), 0);
+    CHECK_STR_EQ(out, "replaced by us");
+    snprintf(args, sizeof args, "search --all service '%s' username bob", svc);
+    CHECK_EQ(secret_tool(kt_file_path(), KT_FILE_MASTER, args, NULL, out, sizeof out), 0);
+    CHECK(strstr(out, "label = Theirs") != NULL); /* its label kept */
+    CHECK(strstr(strstr(out, "label") + 1, "label") == NULL); /* one item */
+    kk_close(kc);
+}
+
+/** An observer that counts events of each kind. */
+typedef struct counter {
+    atomic_int events[5];
+} counter;
+
+static void count_event(kk_event event, const char *service, const char *account, kk_status status, void *userdata)
+{
+    (void)service, (void)account, (void)status;
+    counter *c = userdata;
+    if (event >= 1 && event <= 4) atomic_fetch_add(&c->events[event], 1);
+}
+
+static int wait_count(counter *c, kk_event event, int n)
+{
+    for (int waited = 0; atomic_load(&c->events[event]) < n && waited < 5000; waited += 10) kt_sleep_ms(10);
+    return atomic_load(&c->events[event]);
+}
+
+TEST_ON(KT_FILE, libsecrets_writes_reach_observers)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    const char *svc = kt_service();
+    CHECK_STATUS(set_str(kc, svc, "other", "x"), KK_OK);
+    static counter c;
+    uint64_t token = 0;
+    CHECK_STATUS(kk_observe(kc, svc, "watched", count_event, &c, NULL, &token), KK_OK);
+    kt_sleep_ms(200); /* the delivery thread watches the directory */
+    char args[512];
+    snprintf(args, sizeof args, "store --label=L service '%s' username watched", svc);
+    CHECK_EQ(secret_tool(kt_file_path(), KT_FILE_MASTER, args, "v1", NULL, 0), 0);
+    CHECK_EQ(wait_count(&c, KK_EVENT_CHANGED, 1), 1);
+    snprintf(args, sizeof args, "clear service '%s' username watched", svc);
+    CHECK_EQ(secret_tool(kt_file_path(), KT_FILE_MASTER, args, NULL, NULL, 0), 0);
+    CHECK_EQ(wait_count(&c, KK_EVENT_DELETED, 1), 1);
+    snprintf(args, sizeof args, "store --label=L service '%s' username elsewhere", svc);
+    CHECK_EQ(secret_tool(kt_file_path(), KT_FILE_MASTER, args, "v", NULL, 0), 0);
+    kt_sleep_ms(400);
+    CHECK_EQ(atomic_load(&c.events[KK_EVENT_CHANGED]), 1); /* another key: not ours to hear */
+    CHECK_EQ(atomic_load(&c.events[KK_EVENT_DELETED]), 1);
+    CHECK_STATUS(kk_unobserve(kc, token), KK_OK);
+    kk_close(kc);
+}
+
+TEST_ON(KT_FILE, items_another_master_sealed_are_kept_untouched)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    const char *svc = kt_service();
+    CHECK_STATUS(set_str(kc, svc, "ours", "1"), KK_OK);
+    /* libsecret cannot tell a wrong password: it adds an item sealed by it. */
+    char args[512], out[256];
+    snprintf(args, sizeof args, "store --label=L service '%s' username theirs", svc);
+    CHECK_EQ(secret_tool(kt_file_path(), "another-password", args, "sealed by another", NULL, 0), 0);
+    CHECK_ABSENT(kc, svc, "theirs");
+    CHECK_STATUS(set_str(kc, svc, "ours", "2"), KK_OK);
+    snprintf(args, sizeof args, "lookup service '%s' username theirs", svc);
+    CHECK_EQ(secret_tool(kt_file_path(), "another-password", args, NULL, out, sizeof out), 0);
+    CHECK_STR_EQ(out, "sealed by another");
+    CHECK_VALUE(kc, svc, "ours", "2", 1);
+    kk_close(kc);
+}
+
+/* ---- master secrets ------------------------------------------------------------------ */
+
+TEST_ON(KT_FILE, a_wrong_master_secret_is_its_own_status_and_changes_nothing)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    CHECK_STATUS(set_str(kc, kt_service(), "a", "v"), KK_OK);
+    kk_close(kc);
+    size_t size = 0;
+    unsigned char *before = slurp(kt_file_path(), &size);
+    REQUIRE(before != NULL);
+    kk_keychain *wrong = NULL;
+    CHECK_STATUS(kt_open_file(kt_file_path(), "kt-master-secreT", &wrong), KK_EWRONGKEY);
+    CHECK(wrong == NULL);
+    CHECK(strstr(kk_error_message(), kt_file_path()) != NULL);
+    CHECK(strstr(kk_error_message(), "kt-master-secreT") == NULL);
+    CHECK_STR_EQ(kk_status_string(KK_EWRONGKEY), "the master secret does not open the keychain");
+    CHECK(unchanged(kt_file_path(), before, size));
+    free(before);
+}
+
+TEST_ON(KT_FILE, an_empty_file_accepts_any_master_secret)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    CHECK_STATUS(set_str(kc, kt_service(), "a", "v"), KK_OK);
+    CHECK_STATUS(kk_remove(kc, kt_service(), "a"), KK_OK);
+    kk_close(kc);
+    kk_keychain *other = NULL;
+    CHECK_STATUS(kt_open_file(kt_file_path(), "a new master", &other), KK_OK);
+    CHECK_STATUS(set_str(other, kt_service(), "b", "w"), KK_OK);
+    kk_close(other);
+    CHECK_STATUS(kt_open_file(kt_file_path(), KT_FILE_MASTER, &other), KK_EWRONGKEY);
+    CHECK_STATUS(kt_open_file(kt_file_path(), "a new master", &other), KK_OK);
+    CHECK_VALUE(other, kt_service(), "b", "w", 1);
+    kk_close(other);
+}
+
+TEST_ON(KT_FILE, no_master_secret_source_fails_fast_and_writes_nothing)
+{
+    unsetenv("CREDENTIALS_DIRECTORY");
+    kk_file_options options = KK_FILE_OPTIONS_INIT;
+    options.path = kt_file_path();
+    kk_keychain *kc = NULL;
+    CHECK_STATUS(kk_open_file(&options, &kc), KK_ENOKEY);
+    CHECK(strstr(kk_error_message(), "CREDENTIALS_DIRECTORY") != NULL); /* the sources are named */
+    CHECK(strstr(kk_error_message(), "file descriptor") != NULL);
+    options.master_source = KK_MASTER_CREDENTIAL;
+    CHECK_STATUS(kk_open_file(&options, &kc), KK_ENOKEY);
+    options.master_source = KK_MASTER_SECRET;
+    options.master = (const unsigned char *)"";
+    CHECK_STATUS(kk_open_file(&options, &kc), KK_ENOKEY); /* never a key derived from nothing */
+    options.master = NULL;
+    options.master_len = 3;
+    CHECK_STATUS(kk_open_file(&options, &kc), KK_EINVAL);
+    int fds[2];
+    REQUIRE(pipe(fds) == 0);
+    close(fds[1]);
+    options.master_source = KK_MASTER_FD;
+    options.master_fd = fds[0];
+    CHECK_STATUS(kk_open_file(&options, &kc), KK_ENOKEY); /* an empty pipe */
+    close(fds[0]);
+    options.master_source = (kk_master_source)42;
+    CHECK_STATUS(kk_open_file(&options, &kc), KK_EINVAL);
+    struct stat st;
+    CHECK(stat(kt_file_path(), &st) != 0); /* nothing written */
+}
+
+TEST_ON(KT_FILE, master_secret_from_a_descriptor_and_from_a_systemd_credential)
+{
+    int fds[2];
+    REQUIRE(pipe(fds) == 0);
+    CHECK(write(fds[1], KT_FILE_MASTER, strlen(KT_FILE_MASTER)) == (ssize_t)strlen(KT_FILE_MASTER));
+    close(fds[1]);
+    kk_file_options options = KK_FILE_OPTIONS_INIT;
+    options.path = kt_file_path();
+    options.master_source = KK_MASTER_FD;
+    options.master_fd = fds[0];
+    kk_keychain *kc = NULL;
+    CHECK_STATUS(kk_open_file(&options, &kc), KK_OK);
+    close(fds[0]);
+    CHECK_STATUS(set_str(kc, kt_service(), "a", "by fd"), KK_OK);
+    kk_close(kc);
+
+    char directory[400], credential[500];
+    snprintf(directory, sizeof directory, "%s.credentials", kt_file_path());
+    REQUIRE(mkdir(directory, 0700) == 0);
+    snprintf(credential, sizeof credential, "%s/keychainkit.master", directory);
+    write_file(credential, KT_FILE_MASTER, strlen(KT_FILE_MASTER), 0400);
+    setenv("CREDENTIALS_DIRECTORY", directory, 1);
+    kk_file_options automatic = KK_FILE_OPTIONS_INIT;
+    automatic.path = kt_file_path();
+    CHECK_STATUS(kk_open_file(&automatic, &kc), KK_OK);
+    CHECK_VALUE(kc, kt_service(), "a", "by fd", 5);
+    kk_close(kc);
+    automatic.master_source = KK_MASTER_CREDENTIAL;
+    CHECK_STATUS(kk_open_file(&automatic, &kc), KK_OK);
+    kk_close(kc);
+    unsetenv("CREDENTIALS_DIRECTORY");
+}
+
+/* ---- bad files ------------------------------------------------------------------------------ */
+
+/** Opens `path` holding `data`: `want`, and the file unchanged. */
+static void check_refused(const char *path, const void *data, size_t size, mode_t mode, kk_status want)
+{
+    write_file(path, data, size, mode);
+    kk_keychain *kc = NULL;
+    CHECK_STATUS(kt_open_file(path, KT_FILE_MASTER, &kc), want);
+    CHECK(kk_error_message()[0] != '\0');
+    CHECK(unchanged(path, data, size));
+}
+
+TEST_ON(KT_FILE, damaged_foreign_and_unreadable_files_are_refused_and_kept)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    CHECK_STATUS(set_str(kc, kt_service(), "a", "v"), KK_OK);
+    kk_close(kc);
+    size_t size = 0;
+    unsigned char *good = slurp(kt_file_path(), &size);
+    REQUIRE(good != NULL && size > 60);
+    char path[500];
+    snprintf(path, sizeof path, "%s.bad", kt_file_path());
+    check_refused(path, "not a keyring at all", 20, 0600, KK_ECORRUPT);
+    check_refused(path, good, 10, 0600, KK_ECORRUPT);        /* a part of the header */
+    check_refused(path, good, size - 7, 0600, KK_ECORRUPT);  /* truncated */
+    unsigned char altered[1 << 12];
+    REQUIRE(size <= sizeof altered);
+    memcpy(altered, good, size);
+    altered[16] = 2; /* version 2.0 */
+    check_refused(path, altered, size, 0600, KK_ECORRUPT);
+    CHECK(strstr(kk_error_message(), "version 2.0") != NULL);
+    memcpy(altered, good, size);
+    altered[size - 40] ^= 1; /* inside the only item's MAC: opens nothing */
+    check_refused(path, altered, size, 0600, KK_EWRONGKEY);
+    check_refused(path, good, size, 0644, KK_EDENIED); /* others may read it */
+    CHECK(strstr(kk_error_message(), "chmod 600") != NULL);
+    check_refused(path, good, size, 0620, KK_EDENIED); /* others may write it */
+    free(good);
+}
+
+TEST_ON(KT_FILE, the_file_and_its_directory_are_private)
+{
+    char path[500];
+    snprintf(path, sizeof path, "%s.d/sub/keys.keyring", kt_file_path());
+    kk_keychain *kc = NULL;
+    CHECK_STATUS(kt_open_file(path, KT_FILE_MASTER, &kc), KK_OK);
+    struct stat st;
+    CHECK(stat(path, &st) != 0); /* nothing until the first write */
+    CHECK_STATUS(set_str(kc, kt_service(), "a", "v"), KK_OK);
+    REQUIRE(stat(path, &st) == 0);
+    CHECK_EQ(st.st_mode & 0777, 0600);
+    char directory[500];
+    snprintf(directory, sizeof directory, "%s.d/sub", kt_file_path());
+    REQUIRE(stat(directory, &st) == 0);
+    CHECK_EQ(st.st_mode & 0777, 0700);
+    kk_close(kc);
+}
+
+/* ---- several processes ------------------------------------------------------------------ */
+
+TEST_ON(KT_FILE, writers_in_four_processes_lose_nothing)
+{
+    enum { CHILDREN = 4, KEYS = 25 };
+    const char *svc = kt_service();
+    pid_t pids[CHILDREN];
+    for (int c = 0; c < CHILDREN; c++) {
+        pids[c] = kt_fork();
+        if (pids[c] == 0) {
+            kk_keychain *kc = NULL;
+            int ok = kt_open_file(kt_file_path(), KT_FILE_MASTER, &kc) == KK_OK;
+            for (int k = 0; ok && k < KEYS; k++) {
+                char account[32], value[32];
+                snprintf(account, sizeof account, "c%d-k%d", c, k);
+                snprintf(value, sizeof value, "value %d %d", c, k);
+                ok = set_str(kc, svc, account, value) == KK_OK && set_str(kc, svc, "shared", value) == KK_OK;
+            }
+            kk_close(kc);
+            KT_CHILD(ok);
+            kt_child_exit();
+        }
+    }
+    for (int c = 0; c < CHILDREN; c++) CHECK_CHILD(pids[c], "a writer");
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    char **accounts = NULL;
+    size_t n = 0;
+    CHECK_STATUS(kk_list(kc, svc, &accounts, &n), KK_OK);
+    CHECK_EQ(n, CHILDREN * KEYS + 1); /* and "shared" is one item */
+    kk_list_free(accounts);
+    for (int c = 0; c < CHILDREN; c++)
+        for (int k = 0; k < KEYS; k++) {
+            char account[32], value[32];
+            snprintf(account, sizeof account, "c%d-k%d", c, k);
+            snprintf(value, sizeof value, "value %d %d", c, k);
+            CHECK_VALUE(kc, svc, account, value, strlen(value));
+        }
+    kk_close(kc);
+}
+
+TEST_ON(KT_FILE, a_writer_killed_at_any_moment_loses_no_acknowledged_write)
+{
+    const char *svc = kt_service();
+    for (int round = 0; round < 6; round++) {
+        int fds[2];
+        REQUIRE(pipe(fds) == 0);
+        pid_t pid = kt_fork();
+        if (pid == 0) {
+            close(fds[0]);
+            kk_keychain *kc = NULL;
+            if (kt_open_file(kt_file_path(), KT_FILE_MASTER, &kc) != KK_OK) _exit(3);
+            for (int k = 0;; k++) {
+                char account[32];
+                snprintf(account, sizeof account, "r%d-k%d", round, k);
+                if (set_str(kc, svc, account, account) != KK_OK) _exit(4);
+                if (write(fds[1], &k, sizeof k) != sizeof k) _exit(5); /* acknowledged */
+            }
+        }
+        close(fds[1]);
+        int acknowledged = -1, k;
+        /* Kill after a different number of writes each round, at whatever point it is. */
+        while (acknowledged < 3 + 5 * round && kt_read_all(fds[0], &k, sizeof k, 10000)) acknowledged = k;
+        kill(pid, SIGKILL);
+        while (kt_read_all(fds[0], &k, sizeof k, 1000)) acknowledged = k; /* written before the kill */
+        close(fds[0]);
+        int status = 0;
+        waitpid(pid, &status, 0);
+        CHECK(WIFSIGNALED(status));
+        kk_keychain *kc = NULL;
+        REQUIRE(CHECK_STATUS(kt_open_file(kt_file_path(), KT_FILE_MASTER, &kc), KK_OK));
+        CHECK(acknowledged >= 3 + 5 * round);
+        for (int j = 0; j <= acknowledged; j++) {
+            char account[32];
+            snprintf(account, sizeof account, "r%d-k%d", round, j);
+            CHECK_VALUE(kc, svc, account, account, strlen(account));
+        }
+        kk_close(kc);
+    }
+}
+
+/* ---- persistence, every backend ----------------------------------------------------------- */
+
+TEST(persistence_is_reported)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    kk_persistence persistence = (kk_persistence)-1;
+    CHECK_STATUS(kk_persistence_of(kc, &persistence), KK_OK);
+    kk_persistence want = kt_current_backend() == KT_MEMORY   ? KK_UNTIL_CLOSE
+                          : kt_current_backend() == KT_KERNEL ? KK_UNTIL_LOGOUT /* the session keyring */
+                                                              : KK_PERSISTENT;
+    CHECK_EQ(persistence, want);
+    CHECK_STATUS(kk_persistence_of(kc, NULL), KK_EINVAL);
+    CHECK_STATUS(kk_persistence_of(NULL, &persistence), KK_EINVAL);
+    kk_close(kc);
+    kk_keychain *other = NULL;
+    CHECK_STATUS(kk_open_kernel_keyring_in(KK_KERNEL_PERSISTENT, &other), KK_OK);
+    CHECK_STATUS(kk_persistence_of(other, &persistence), KK_OK);
+    CHECK_EQ(persistence, KK_UNTIL_REBOOT);
+    kk_close(other);
+    kk_secret_service_options options = KK_SECRET_SERVICE_OPTIONS_INIT;
+    options.collection = "session";
+    CHECK_STATUS(kk_open_secret_service_with(&options, &other), KK_OK); /* no I/O at open */
+    CHECK_STATUS(kk_persistence_of(other, &persistence), KK_OK);
+    CHECK_EQ(persistence, KK_UNTIL_LOGOUT);
+    kk_close(other);
+}
