@@ -426,8 +426,8 @@ typedef enum kk_master_source {
     /** The first source found: the systemd credential (see
      *  KK_MASTER_CREDENTIAL). */
     KK_MASTER_AUTOMATIC = 0,
-    /** `master` and `master_len` of the options: the secret itself (at
-     *  least one byte), as libsecret's SECRET_FILE_TEST_PASSWORD. Copied at
+    /** `master` and `master_len` of the options: the secret itself (1 to
+     *  4096 bytes), as libsecret's SECRET_FILE_TEST_PASSWORD. Copied at
      *  open; wipe your copy. */
     KK_MASTER_SECRET = 1,
     /** Read from `master_fd` to its end (a pipe, a file, standard input, as
@@ -481,7 +481,11 @@ typedef struct kk_file_options {
  *  `service` and `username`, as on the Secret Service, so
  *  `SECRET_BACKEND=file SECRET_FILE_TEST_PATH=<file>
  *  SECRET_FILE_TEST_PASSWORD=<master> secret-tool lookup service S username A`
- *  finds our items and we find its. Server logins (kk_server_login_*) are
+ *  finds our items and we find its. Items carry `xdg:schema` too, so
+ *  libsecret's store of the same key (whose replace matches the whole set
+ *  of attributes) adds a copy beside ours; reads then take the most
+ *  recently modified, and the next kk_set makes them one again (see "One
+ *  item per key"). Server logins (kk_server_login_*) are
  *  stored there too.
  *
  *  The open reads the file if it exists and returns KK_EWRONGKEY when the
@@ -507,7 +511,7 @@ typedef struct kk_file_options {
  *  On success *out owns a handle to release with kk_close(). Returns KK_OK,
  *  KK_EWRONGKEY, KK_ENOKEY, KK_ECORRUPT, KK_EDENIED, KK_EINVAL (out NULL,
  *  an unknown options version or master source, an empty path, master NULL
- *  with KK_MASTER_SECRET), KK_EUNKNOWN (the file could not be read) or
+ *  or master_len over 4096 with KK_MASTER_SECRET), KK_EUNKNOWN (the file could not be read) or
  *  KK_ENOMEM. Thread-safe. Since 0.7.
  *
  *      kk_file_options options = KK_FILE_OPTIONS_INIT;

@@ -133,6 +133,26 @@ TEST_ON(KT_FILE, we_read_libsecrets_items_and_it_reads_our_replacement)
     kk_close(kc);
 }
 
+TEST_ON(KT_FILE, libsecrets_copy_of_our_key_is_read_when_newer_and_collapsed_by_the_next_write)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    const char *svc = kt_service();
+    CHECK_STATUS(set_str(kc, svc, "dup", "ours"), KK_OK);
+    kt_sleep_ms(1100); /* times are in seconds: theirs is newer */
+    char args[512], out[4096];
+    snprintf(args, sizeof args, "store --label=L service '%s' username dup", svc);
+    /* Its replace matches all of an item's attributes; ours has xdg:schema too: a copy. */
+    CHECK_EQ(secret_tool(kt_file_path(), KT_FILE_MASTER, args, "theirs", NULL, 0), 0);
+    CHECK_VALUE(kc, svc, "dup", "theirs", 6); /* the most recently modified */
+    CHECK_STATUS(set_str(kc, svc, "dup", "one again"), KK_OK);
+    snprintf(args, sizeof args, "search --all service '%s' username dup", svc);
+    CHECK_EQ(secret_tool(kt_file_path(), KT_FILE_MASTER, args, NULL, out, sizeof out), 0);
+    CHECK(strstr(out, "secret = one again") != NULL);
+    CHECK(strstr(strstr(out, "secret =") + 1, "secret =") == NULL); /* one item */
+    kk_close(kc);
+}
+
 /** An observer that counts events of each kind. */
 typedef struct counter {
     atomic_int events[5];

@@ -9,6 +9,7 @@ import Glibc
 struct Commands {
 
     let keychain: any KeychainProtocol
+    let backend: Invocation.Backend
     let service: String
     /// The keychain's backend when it is the Secret Service.
     let secretService: SecretServiceKeychainInterface?
@@ -43,6 +44,10 @@ struct Commands {
                 try keychain.accounts(inService: service)
             }
             for account in accounts { try StandardStreams.writeNameLine(account) }
+        case .info:
+            try StandardStreams.writeLine("backend: \(backend.rawValue)")
+            if let store = keychain.storeIdentity { try StandardStreams.writeNameLine("store: \(store)") }
+            try StandardStreams.writeLine("persistence: \(keychain.persistence?.rawValue ?? "unknown")")
         case let .watch(account, interval):
             try KeyWatch(keychain: keychain, key: key(account)).run(polling: interval)
         case let .gitCredential(operation):

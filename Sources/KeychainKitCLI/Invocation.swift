@@ -8,6 +8,8 @@ struct Invocation {
         case get(account: String, newline: Bool)
         case remove(account: String)
         case list
+        /// What the keychain is and how long its items last.
+        case info
         case watch(account: String, interval: Duration?)
         /// git's credential helper protocol (``GitCredentialHelper``).
         case gitCredential(operation: String)
@@ -20,6 +22,8 @@ struct Invocation {
         /// The user's persistent kernel keyring (KernelKeyringInterface).
         case kernel
         case memory
+        /// An encrypted keyring file (FileKeychainInterface).
+        case file
     }
 
     /// The service used when `--service` is not given.
@@ -37,20 +41,26 @@ struct Invocation {
     var promptTimeout = SecretServiceKeychainInterface.defaultPromptTimeout
     var transfer: TransferPolicy = .preferEncrypted
 
+    /// The file store's options: `--file` (else `$KEYCHAINKIT_FILE`, else
+    /// the default path) and `--master-fd` (else the systemd credential).
+    var filePath: String?
+    var masterDescriptor: Int32?
+
     static let usage = usageText(
         timeout: SecretServiceKeychainInterface.defaultTimeout, promptTimeout: SecretServiceKeychainInterface.defaultPromptTimeout)
 
     private static func usageText(timeout: Duration, promptTimeout: Duration) -> String {
     """
-    usage: keychainkit [--backend secret-service|kernel|memory] COMMAND [--service S] ...
+    usage: keychainkit [--backend secret-service|kernel|file|memory] COMMAND [--service S] ...
            keychainkit [--collection C] [--prompt never|allowed|automatic]
                        [--timeout MS] [--prompt-timeout MS] [--require-encryption]
                        COMMAND ...
+           keychainkit --backend file [--file PATH] [--master-fd N] COMMAND ...
 
     Stores, reads, lists and watches secrets in the Linux keychain: the
-    freedesktop Secret Service (gnome-keyring, KWallet, KeePassXC), or the
-    kernel keyring where none runs. Secrets are read from standard input,
-    never from arguments.
+    freedesktop Secret Service (gnome-keyring, KWallet, KeePassXC), or, where
+    none runs, an encrypted file or the kernel keyring. Secrets are read from
+    standard input, never from arguments.
 
     commands:
       set ACCOUNT       store the secret read from stdin (prompted without echo
@@ -58,6 +68,9 @@ struct Invocation {
       get ACCOUNT       print the secret and a newline
       rm ACCOUNT        remove the secret (absent is not an error)
       ls                list the accounts of the service
+      info              print the backend, its store, and how long its items
+                        last (persistence: persistent, until reboot, until
+                        logout, until close)
       watch ACCOUNT     print a line per change until interrupted, as the
                         service announces changes
       git-credential get|store|erase
@@ -66,14 +79,21 @@ struct Invocation {
                         git-credential-libsecret
 
     options:
-      --backend secret-service|kernel|memory
+      --backend secret-service|kernel|file|memory
                         where secrets are kept (default: $KEYCHAINKIT_BACKEND,
-                        else secret-service). kernel: the user's persistent
-                        kernel keyring, for machines with no Secret Service
-                        ("user" keys described
+                        else secret-service). file: an encrypted keyring file
+                        in libsecret's format, for machines with no Secret
+                        Service (see --file, --master-fd). kernel: the user's
+                        persistent kernel keyring ("user" keys described
                         keychainkit:<bytes of service>:<service>:<account>;
                         values of 1 to 32767 bytes; nothing survives a
                         reboot). memory: this process only, for trying things
+      --file PATH       file: the keyring file (default: $KEYCHAINKIT_FILE,
+                        else ~/.local/share/keychainkit/default.keyring)
+      --master-fd N     file: read the master secret from descriptor N to its
+                        end, as given (printf '%s' secret, not echo); without
+                        it, the systemd credential keychainkit.master
+                        ($CREDENTIALS_DIRECTORY); never a default
       --service S, -s S
                         the service the account belongs to (default:
                         keychainkit)
@@ -105,6 +125,10 @@ struct Invocation {
     environment:
       KEYCHAINKIT_BACKEND
                         the backend when --backend is not given
+      KEYCHAINKIT_FILE  file: the keyring file when --file is not given
+      CREDENTIALS_DIRECTORY
+                        file: where systemd put the credential
+                        keychainkit.master (LoadCredentialEncrypted=)
       DBUS_SESSION_BUS_ADDRESS, XDG_RUNTIME_DIR
                         where the session bus is (the Secret Service's)
       DISPLAY, WAYLAND_DISPLAY
@@ -121,6 +145,9 @@ struct Invocation {
       6                 canceled
       7                 other keychain error
       8                 input/output error
+      9                 file: the master secret does not open the file
+      10                file: no master secret
+      11                file: damaged, foreign or weak keyring file
     """
     }
 
@@ -195,6 +222,14 @@ struct Invocation {
             case "--timeout": timeout = try Self.milliseconds(try value(of: argument), argument)
             case "--prompt-timeout": promptTimeout = try Self.milliseconds(try value(of: argument), argument)
             case "--require-encryption": transfer = .requireEncrypted
+            case "--file": filePath = try value(of: argument)
+            case "--master-fd":
+                let text = try value(of: argument)
+                guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+                      let fd = Int32(text) else {
+                    throw CLIFailure(.usage, "--master-fd needs a file descriptor number")
+                }
+                masterDescriptor = fd
             case "--collection":
                 collection = try value(of: argument)
                 if let reason = SecretServiceKeychainInterface.invalidCollectionReason(collection) {
@@ -244,6 +279,9 @@ struct Invocation {
         case "ls", "list":
             guard operands.isEmpty else { throw CLIFailure(.usage, "ls takes no operands") }
             command = .list
+        case "info":
+            guard operands.isEmpty else { throw CLIFailure(.usage, "info takes no operands") }
+            command = .info
         case "watch": command = .watch(account: try account(), interval: interval)
         case "git-credential":
             guard operands.count == 1 else { throw CLIFailure(.usage, "git-credential takes one operation (get, store, erase)") }

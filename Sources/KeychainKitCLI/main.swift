@@ -25,7 +25,7 @@ let name = runAsGitHelper ? program : "keychainkit"
 
 // git's helper stores on the Secret Service whatever the environment's backend.
 let environmentBackend = runAsGitHelper ? nil : getenv("KEYCHAINKIT_BACKEND").map { String(cString: $0) }
-do {
+do throws(CLIFailure) {
     let invocation = try Invocation(arguments, environmentBackend: environmentBackend)
     if runAsGitHelper, case .help = invocation.command {
         try StandardStreams.writeLine(Invocation.gitHelperUsage)
@@ -42,9 +42,18 @@ do {
         keychain = Keychain(interface: backend)
     case .kernel: keychain = Keychain(interface: KernelKeyringInterface())
     case .memory: keychain = Keychain(interface: InMemoryKeychainInterface())
+    case .file:
+        let path = invocation.filePath ?? getenv("KEYCHAINKIT_FILE").map { String(cString: $0) }
+        let master: FileKeychainMaster = invocation.masterDescriptor.map { .fileDescriptor($0) } ?? .automatic
+        do throws(KeychainError) {
+            keychain = Keychain(interface: try FileKeychainInterface(path: path.flatMap { $0.isEmpty ? nil : $0 }, master: master))
+        } catch {
+            throw CLIFailure(error, doing: "opening the keyring file", detail: FileKeychainInterface.openFailureDetail)
+        }
     }
     let commands = Commands(
-        keychain: keychain, service: invocation.service ?? Invocation.defaultService, secretService: secretService)
+        keychain: keychain, backend: invocation.backend, service: invocation.service ?? Invocation.defaultService,
+        secretService: secretService)
     try commands.run(invocation.command)
     exit(ExitCode.success.rawValue)
 } catch {

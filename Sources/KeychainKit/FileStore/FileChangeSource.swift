@@ -38,8 +38,12 @@ final class FileChangeSource: OutsideChangeSource, @unchecked Sendable {
             return
         }
         inotify = fd
-        // What changed before the watch began is found by reading now.
-        refresh()
+        // The versions from now on are the baseline: what changed before
+        // the watch began is read now, and not reported.
+        _ = try? interface.state.withLock { state throws(FileStoreError) in
+            try interface.refresh(&state)
+            queue.withLock { $0.removeAll() }
+        }
     }
 
     func waitForChanges(of keys: Set<KeychainAttributes>, wakingOn wake: Int32) -> [OutsideChange] {

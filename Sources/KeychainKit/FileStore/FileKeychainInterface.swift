@@ -87,17 +87,16 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
     // MARK: Keyed items
 
     public func readItem(_ key: KeychainAttributes) throws(KeychainError) -> [UInt8]? {
-        try reading { contents in contents.keeper[key].map { contents.opened[$0]!.secret } }
+        try reading { contents in contents.newest[key].map { contents.opened[$0]!.secret } }
     }
 
     public func containsItem(_ key: KeychainAttributes) throws(KeychainError) -> Bool {
-        try reading { contents in contents.keeper[key] != nil }
+        try reading { contents in contents.newest[key] != nil }
     }
 
     public func updateItem(_ key: KeychainAttributes, value: [UInt8]) throws(KeychainError) {
         try writing { contents, cipher throws(FileStoreError) in
-            guard let index = contents.keeper[key] else { throw FileStoreError(.itemNotFound) }
-            try Self.setSecret(value, at: index, in: &contents, key: cipher)
+            guard try Self.storeInKept(value, key, in: &contents, cipher: cipher) else { throw FileStoreError(.itemNotFound) }
         }
     }
 
@@ -105,9 +104,7 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
     /// held throughout, so concurrent inserts leave one item.
     public func insertItem(_ key: KeychainAttributes, value: [UInt8]) throws(KeychainError) {
         try writing { contents, cipher throws(FileStoreError) in
-            if let index = contents.keeper[key] {
-                try Self.setSecret(value, at: index, in: &contents, key: cipher)
-            } else {
+            if try !Self.storeInKept(value, key, in: &contents, cipher: cipher) {
                 let now = Self.now
                 let attributes = ItemSchema.keychainKitPassword.stamped(["service": key.service, "username": key.account])
                 try contents.append(
@@ -128,13 +125,13 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
 
     public func accounts(inService service: String) throws(KeychainError) -> [String] {
         try reading { contents in
-            contents.keeper.keys.filter { $0.service.hasSameUTF8(as: service) }.map(\.account).sortedByBytes()
+            contents.newest.keys.filter { $0.service.hasSameUTF8(as: service) }.map(\.account).sortedByBytes()
         }
     }
 
     public func itemInfo(inService service: String) throws(KeychainError) -> [KeychainItemInfo] {
         try reading { contents in
-            contents.keeper.filter { $0.key.service.hasSameUTF8(as: service) }
+            contents.newest.filter { $0.key.service.hasSameUTF8(as: service) }
                 .sorted { $0.key.account.precedesByUTF8($1.key.account) }
                 .map { key, index in
                     let item = contents.opened[index]!
@@ -266,6 +263,19 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
         for key in old.keys where new[key] == nil { changes.append(.deleted(key)) }
         guard !changes.isEmpty else { return }
         for source in state.sources.values { source.post(changes) }
+    }
+
+    /// Stores `value` in the kept copy of `key` and removes the others
+    /// (duplicates another tool left), so every tool then reads it; `false`
+    /// when the key has no item.
+    private static func storeInKept(
+        _ value: [UInt8], _ key: KeychainAttributes, in contents: inout FileKeyringContents, cipher: KeyringFileKey
+    ) throws(FileStoreError) -> Bool {
+        let copies = contents.copies(of: key)
+        guard let kept = contents.kept(of: copies) else { return false }
+        try setSecret(value, at: kept, in: &contents, key: cipher)
+        contents.remove(copies.filter { $0 != kept })
+        return true
     }
 
     /// Gives item `index` the secret `value`, wiping the old one.

@@ -5,9 +5,10 @@ struct FileKeyringContents: Sendable {
 
     var file: KeyringFile
     var opened: [KeyringFileItem?]
-    /// The item each key reads: of its copies, the first created (then the
-    /// first in the file), as the Secret Service backend keeps.
-    private(set) var keeper: [KeychainAttributes: Int] = [:]
+    /// The item each key reads: of its copies (another tool's duplicates),
+    /// the most recently modified, then the last in the file — as on the
+    /// Secret Service.
+    private(set) var newest: [KeychainAttributes: Int] = [:]
 
     init(file: KeyringFile, opened: [KeyringFileItem?]) {
         self.file = file
@@ -31,18 +32,26 @@ struct FileKeyringContents: Sendable {
         opened.indices.filter { index in opened[index].flatMap(Self.key(of:)).map { $0 == key } ?? false }
     }
 
-    /// For each key, its keeper's blob MAC: what changes when the key's
-    /// value, label or time does (for telling other handles' changes).
+    /// The copy of `key` a write keeps: the first created, then the first
+    /// in the file (the Secret Service backend's rule: concurrent writers
+    /// agree on it without talking).
+    func kept(of copies: [Int]) -> Int? {
+        copies.min { (opened[$0]!.created, $0) < (opened[$1]!.created, $1) }
+    }
+
+    /// For each key, the blob MAC of the item it reads: what changes when
+    /// the key's value, label or time does (for telling other handles'
+    /// changes).
     var versions: [KeychainAttributes: ArraySlice<UInt8>] {
-        keeper.mapValues { file.items[$0].blob.suffix(32) }
+        newest.mapValues { file.items[$0].blob.suffix(32) }
     }
 
     mutating func reindex() {
-        keeper = [:]
+        newest = [:]
         for (index, item) in opened.enumerated() {
             guard let item, let key = Self.key(of: item) else { continue }
-            if let kept = keeper[key], opened[kept]!.created <= item.created { continue }
-            keeper[key] = index
+            if let read = newest[key], opened[read]!.modified > item.modified { continue }
+            newest[key] = index
         }
     }
 
