@@ -18,15 +18,18 @@ from __future__ import annotations
 from . import _ffi
 from ._errors import (
     AccessDenied,
+    CorruptStore,
     DuplicateItem,
     InteractionNotAllowed,
     InvalidArgument,
     ItemNotFound,
     KeychainClosed,
     KeychainError,
+    NoMasterKey,
     OutOfMemory,
     ServiceUnavailable,
     UserCanceled,
+    WrongMasterKey,
 )
 from ._events import ChangeEvent, EventKind
 from ._keychain import Keychain
@@ -56,6 +59,7 @@ def library_path() -> str:
 __all__ = [
     "AccessDenied",
     "ChangeEvent",
+    "CorruptStore",
     "DuplicateItem",
     "EventKind",
     "InteractionNotAllowed",
@@ -65,6 +69,7 @@ __all__ = [
     "KeychainClosed",
     "KeychainError",
     "MAX_VALUE_SIZE",
+    "NoMasterKey",
     "Observation",
     "OutOfMemory",
     "ServerLogin",
@@ -72,6 +77,7 @@ __all__ = [
     "ServiceUnavailable",
     "Status",
     "UserCanceled",
+    "WrongMasterKey",
     "library_path",
     "library_version",
 ]

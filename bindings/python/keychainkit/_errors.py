@@ -87,6 +87,38 @@ class OutOfMemory(KeychainError, MemoryError):
     default_status = Status.ENOMEM
 
 
+class WrongMasterKey(KeychainError):
+    """The master secret does not open the keyring file of a file keychain
+    (``KK_EWRONGKEY``, from :meth:`Keychain.file`): none of the file's items
+    verifies under it — a mistyped secret, or another program's file.
+
+    Never "absent"; nothing was written. The message names the file, never
+    the secret.
+    """
+
+    default_status = Status.EWRONGKEY
+
+
+class NoMasterKey(KeychainError):
+    """A file keychain has no master secret (``KK_ENOKEY``, from
+    :meth:`Keychain.file`): the source named yields none — an empty secret,
+    an empty descriptor, no systemd credential. Nothing was written; the
+    message lists the sources there are.
+    """
+
+    default_status = Status.ENOKEY
+
+
+class CorruptStore(KeychainError):
+    """The keyring file of a file keychain is damaged, not a keyring file, of
+    a version not read, or has key parameters too weak to trust
+    (``KK_ECORRUPT``, from :meth:`Keychain.file`; the message says which).
+    The file is left as it is.
+    """
+
+    default_status = Status.ECORRUPT
+
+
 class KeychainClosed(InvalidArgument):
     """The :class:`Keychain` (or the observation's keychain) was closed.
 
@@ -105,6 +137,9 @@ _BY_STATUS: Dict[int, Type[KeychainError]] = {
     Status.EINVAL: InvalidArgument,
     Status.ENOMEM: OutOfMemory,
     Status.EUNKNOWN: KeychainError,
+    Status.EWRONGKEY: WrongMasterKey,
+    Status.ENOKEY: NoMasterKey,
+    Status.ECORRUPT: CorruptStore,
 }
 
 

@@ -13,7 +13,19 @@ to ``kk_list_free``), its elements are NUL-terminated account names, which
 
 from __future__ import annotations
 
-from ctypes import CFUNCTYPE, POINTER, Structure, c_char_p, c_int, c_size_t, c_uint, c_uint64, c_void_p, string_at
+from ctypes import (
+    CFUNCTYPE,
+    POINTER,
+    Structure,
+    c_char_p,
+    c_int,
+    c_size_t,
+    c_ubyte,
+    c_uint,
+    c_uint64,
+    c_void_p,
+    string_at,
+)
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ._errors import KeychainError, error_for
@@ -44,6 +56,20 @@ class SecretServiceOptions(Structure):
         ("prompts", c_int),
         ("prompt_timeout_ms", c_uint),
         ("transfer", c_int),
+    ]
+
+
+class FileOptions(Structure):
+    """``kk_file_options``, version ``FILE_OPTIONS_VERSION``."""
+
+    _fields_ = [
+        ("version", c_uint),
+        ("path", c_char_p),
+        ("master_source", c_int),
+        ("master", POINTER(c_ubyte)),
+        ("master_len", c_size_t),
+        ("master_fd", c_int),
+        ("lock_timeout_ms", c_uint),
     ]
 
 
@@ -83,6 +109,18 @@ TRANSFER_REQUIRE_ENCRYPTED = 1
 PROMPT_POLICIES = {"automatic": 0, "never": 1, "allowed": 2}
 """``kk_prompt_policy``: ``KK_PROMPT_AUTOMATIC``, ``KK_PROMPT_NEVER``, ``KK_PROMPT_ALLOWED``."""
 
+FILE_OPTIONS_VERSION = 1
+"""``KK_FILE_OPTIONS_VERSION``."""
+
+MASTER_SOURCES = {"automatic": 0, "secret": 1, "fd": 2, "credential": 3}
+"""``kk_master_source``: ``KK_MASTER_AUTOMATIC``, ``KK_MASTER_SECRET``,
+``KK_MASTER_FD``, ``KK_MASTER_CREDENTIAL``."""
+
+PERSISTENCES = {0: "persistent", 1: "until reboot", 2: "until logout", 3: "until close"}
+"""``kk_persistence``, by value: ``KK_PERSISTENT``, ``KK_UNTIL_REBOOT``,
+``KK_UNTIL_LOGOUT``, ``KK_UNTIL_CLOSE`` (the C name is ``KK_`` and the
+words in capitals, joined by ``_``)."""
+
 _PROTOTYPES: Dict[str, Tuple[Any, Sequence[Any]]] = {
     "kk_version_number": (c_int, []),
     "kk_version_string": (c_char_p, []),
@@ -96,6 +134,8 @@ _PROTOTYPES: Dict[str, Tuple[Any, Sequence[Any]]] = {
     "kk_open_memory_shared": (c_int, [KeychainPointer, POINTER(KeychainPointer)]),
     "kk_open_kernel_keyring": (c_int, [POINTER(KeychainPointer)]),
     "kk_open_kernel_keyring_in": (c_int, [c_int, POINTER(KeychainPointer)]),
+    "kk_open_file": (c_int, [POINTER(FileOptions), POINTER(KeychainPointer)]),
+    "kk_persistence_of": (c_int, [KeychainPointer, POINTER(c_int)]),
     "kk_close": (None, [KeychainPointer]),
     "kk_get": (c_int, [KeychainPointer, c_char_p, c_char_p, POINTER(c_void_p), POINTER(c_size_t)]),
     "kk_exists": (c_int, [KeychainPointer, c_char_p, c_char_p]),
@@ -130,6 +170,8 @@ kk_open_memory = library.kk_open_memory
 kk_open_memory_shared = library.kk_open_memory_shared
 kk_open_kernel_keyring = library.kk_open_kernel_keyring
 kk_open_kernel_keyring_in = library.kk_open_kernel_keyring_in
+kk_open_file = library.kk_open_file
+kk_persistence_of = library.kk_persistence_of
 kk_close = library.kk_close
 kk_get = library.kk_get
 kk_exists = library.kk_exists

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import functools
+import os
 import weakref
 from collections.abc import Mapping, MutableMapping
-from ctypes import byref, c_int, c_size_t, c_uint64, c_void_p
+from ctypes import Array, byref, c_int, c_size_t, c_ubyte, c_uint64, c_void_p, memset, sizeof
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Type, Union, cast
 
@@ -47,9 +48,57 @@ def _prompt_policy(prompts: str) -> int:
     return policy
 
 
+def _file_path(path: object) -> Optional[bytes]:
+    """``path`` (``str``, ``bytes`` or :class:`os.PathLike`) as the bytes of
+    ``kk_file_options.path``; ``None`` stays ``None`` (the default file)."""
+    if path is None:
+        return None
+    try:
+        name = os.fspath(path)  # type: ignore[arg-type]
+    except TypeError:
+        raise InvalidArgument(f"path must be a str or os.PathLike, not {type(path).__name__}") from None
+    if isinstance(name, bytes):
+        if b"\0" in name:
+            raise InvalidArgument(f"the path {name!r} contains a NUL byte")
+        return name
+    return encode_name(name, "path")
+
+
+def _master_buffer(master: object) -> "Tuple[Array[c_ubyte], int]":
+    """A copy of the master secret in a new ctypes buffer, for the caller to
+    wipe (``memset``) once ``kk_open_file`` has returned.
+
+    ``str`` is encoded as UTF-8 (an intermediate ``bytes`` that Python
+    cannot wipe); bytes-like objects are copied straight into the buffer.
+    The buffer holds at least one byte, so its address is never NULL, even
+    for an empty secret (which the library refuses with ``KK_ENOKEY``).
+    Errors neither quote the secret nor chain an exception that holds it.
+    """
+    data: Union[bytes, memoryview]
+    if isinstance(master, str):
+        position = -1
+        try:
+            data = master.encode("utf-8")
+        except UnicodeEncodeError as error:
+            position = error.start
+        if position >= 0:
+            raise InvalidArgument(f"the master secret is not valid Unicode text (lone surrogate at index {position})")
+    elif isinstance(master, (bytes, bytearray, memoryview)):
+        data = memoryview(master)
+        if not data.c_contiguous:
+            raise InvalidArgument("a memoryview master secret must be C-contiguous")
+    else:
+        raise InvalidArgument(f"the master secret must be str or bytes-like, not {type(master).__name__}")
+    length = data.nbytes if isinstance(data, memoryview) else len(data)
+    if length == 0:
+        return (c_ubyte * 1)(), 0
+    return (c_ubyte * length).from_buffer_copy(data), length
+
+
 class Keychain(MutableMapping[str, str]):
     """A handle on a keychain: the user's Secret Service, the kernel keyring
-    (:meth:`kernel_keyring`), or an in-memory one.
+    (:meth:`kernel_keyring`), an encrypted file (:meth:`file`), or an
+    in-memory one.
 
     A :class:`collections.abc.MutableMapping` from account names (``str``)
     to secrets (``str``) within its default service::
@@ -204,6 +253,117 @@ class Keychain(MutableMapping[str, str]):
         keychain._open(lambda out: _ffi.kk_open_kernel_keyring_in(which, out), "kernel", service)
         return keychain
 
+    @classmethod
+    def file(
+        cls,
+        path: Union[str, bytes, "os.PathLike[str]", None] = None,
+        *,
+        service: Optional[str] = None,
+        master: Optional[Value] = None,
+        master_fd: Optional[int] = None,
+        credential: bool = False,
+        lock_timeout: Optional[float] = None,
+    ) -> "Keychain":
+        """A keychain in an encrypted file, for machines with no Secret
+        Service (servers, CI, containers) whose items must survive a reboot.
+        Chosen explicitly: never a fallback.
+
+        ``path``: the keyring file (``str``, :class:`os.PathLike` or bytes);
+        ``None`` means ``$XDG_DATA_HOME/keychainkit/default.keyring``
+        (``~/.local/share/keychainkit/default.keyring``). Its directory is
+        created (mode 0700) at the first write; the file is written with
+        mode 0600. The format is libsecret's file backend's (libsecret >=
+        0.20.2, oo7), keyed by the attributes ``service`` and ``username``
+        as on the Secret Service, so ``SECRET_BACKEND=file
+        SECRET_FILE_TEST_PATH=<path> SECRET_FILE_TEST_PASSWORD=<master>
+        secret-tool lookup service S username A`` finds these items, and
+        they find its.
+
+        The file's key is derived from a master secret, from at most one of:
+
+        - ``master``: the secret itself, ``str`` (taken as UTF-8) or
+          bytes-like (any bytes), 1 to 4096 bytes — libsecret's
+          ``SECRET_FILE_TEST_PASSWORD``. It is copied into a buffer that is
+          wiped as soon as the library has taken it; wiping the object
+          passed is the caller's business (Python cannot wipe a ``str``);
+        - ``master_fd``: a file descriptor (a pipe, a file, standard input)
+          read to its end: at most 4096 bytes, within 5 seconds, the bytes as
+          they are (a final newline is part of the secret). Not closed;
+        - ``credential=True``: the systemd credential ``keychainkit.master``
+          (``$CREDENTIALS_DIRECTORY/keychainkit.master``, as
+          ``LoadCredentialEncrypted=keychainkit.master:<file>`` provides it);
+        - none of them: the first source found, today the systemd credential.
+
+        There is no fallback: a source that yields no secret raises
+        :class:`NoMasterKey`. The file is read at once if it exists: a
+        master secret that opens none of its items raises
+        :class:`WrongMasterKey` (an empty or new file accepts any secret), a
+        damaged file, not a keyring file, or one with weak key parameters
+        :class:`CorruptStore`, a file that is not the user's or that others
+        may read or write :class:`AccessDenied` (``chmod 600`` it). In each
+        case nothing is written, and the message says what and where —
+        never the secret.
+
+        Reads come from memory while the file is unchanged and read it again
+        when another process changed it. Each write waits at most
+        ``lock_timeout`` seconds (default ``KK_DEFAULT_TIMEOUT_MS``, 5 s)
+        for another process's write, and replaces the file atomically and
+        durably. Observers (:meth:`observe`) hear changes made by other
+        keychains and processes (libsecret's too). :attr:`server_logins`
+        are stored in the file too.
+
+        Raises :class:`InvalidArgument` for a bad option, or more than one
+        master secret source, before the library is called.
+        """
+        if not isinstance(credential, bool):
+            raise InvalidArgument(f"credential must be a bool, not {type(credential).__name__}")
+        given = {"master": master is not None, "master_fd": master_fd is not None, "credential": credential}
+        sources = [name for name, chosen in given.items() if chosen]
+        if len(sources) > 1:
+            raise InvalidArgument(f"give at most one master secret source, not {' and '.join(sources)}")
+        if master_fd is not None and (
+            isinstance(master_fd, bool) or not isinstance(master_fd, int) or not 0 <= master_fd <= 0x7FFFFFFF
+        ):
+            shown = master_fd if isinstance(master_fd, int) else type(master_fd).__name__
+            raise InvalidArgument(f"master_fd must be a file descriptor (an int >= 0), not {shown}")
+        options = _ffi.FileOptions(
+            version=_ffi.FILE_OPTIONS_VERSION,
+            path=_file_path(path),
+            master_source=_ffi.MASTER_SOURCES["automatic"],
+            master=None,
+            master_len=0,
+            master_fd=-1,
+            lock_timeout_ms=_milliseconds(lock_timeout, "lock_timeout"),
+        )
+        if master_fd is not None:
+            options.master_source = _ffi.MASTER_SOURCES["fd"]
+            options.master_fd = master_fd
+        elif credential:
+            options.master_source = _ffi.MASTER_SOURCES["credential"]
+        buffer: "Optional[Array[c_ubyte]]" = None
+        if master is not None:
+            buffer, length = _master_buffer(master)
+            options.master_source = _ffi.MASTER_SOURCES["secret"]
+            options.master = buffer
+            options.master_len = length
+
+        def wipe() -> None:
+            if buffer is not None:
+                memset(buffer, 0, sizeof(buffer))
+
+        def open_file(out: Any) -> int:
+            try:
+                return int(_ffi.kk_open_file(byref(options), out))
+            finally:
+                wipe()  # the library has its own copy
+
+        keychain = cls.__new__(cls)
+        try:
+            keychain._open(open_file, "file", service)
+        finally:
+            wipe()  # also when the open never happened (a bad service)
+        return keychain
+
     def _open(self, opener: Callable[[Any], int], backend: str, service: Optional[str]) -> None:
         self._service: str = default_service() if service is None else service
         self._service_name = encode_name(self._service, "service")
@@ -279,8 +439,33 @@ class Keychain(MutableMapping[str, str]):
 
     @property
     def backend(self) -> str:
-        """``"secret-service"``, ``"kernel"`` or ``"memory"``."""
+        """``"secret-service"``, ``"kernel"``, ``"file"`` or ``"memory"``."""
         return self._backend
+
+    @property
+    def persistence(self) -> str:
+        """How long this keychain's items last, decided from the keychain
+        alone (no I/O), so a program can refuse a store that will forget:
+
+        - ``"persistent"``: on disk, surviving logout and reboot (a Secret
+          Service collection other than ``"session"``; :meth:`file`);
+        - ``"until reboot"``: in the kernel until the machine restarts
+          (:meth:`kernel_keyring` ``"persistent"``);
+        - ``"until logout"``: until the user's session or last process ends
+          (the ``"session"`` collection; the ``"user"`` and ``"session"``
+          kernel keyrings);
+        - ``"until close"``: in this process, until the last keychain on the
+          items is closed (:meth:`in_memory`).
+        """
+        persistence = c_int()
+        with self._handle as pointer:
+            status = _ffi.kk_persistence_of(pointer, byref(persistence))
+            if status != Status.OK:
+                raise _ffi.failure(status, "asking how long the items last")
+        name = _ffi.PERSISTENCES.get(persistence.value)
+        if name is None:
+            raise KeychainError(f"kk_persistence_of returned an unknown value {persistence.value}", Status.EUNKNOWN)
+        return name
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else "open"
@@ -482,8 +667,9 @@ class Keychain(MutableMapping[str, str]):
           returns. These are the only events of this keychain's own writes.
         - Changes made elsewhere — by another process (``secret-tool``,
           libsecret, Python ``keyring``, another KeychainKit program) or
-          through another keychain (on the Secret Service, or an in-memory
-          one opened with ``Keychain.in_memory(sharing=...)``) — are reported
+          through another keychain (on the Secret Service, on the same file
+          of :meth:`file`, or an in-memory one opened with
+          ``Keychain.in_memory(sharing=...)``) — are reported
           as ``"changed"`` (created or changed: read it again) or
           ``"deleted"``, with status OK and no error, once each and within
           tens of milliseconds (a burst of changes to one key with no gap

@@ -51,9 +51,10 @@ class ServerLogin:
 
 class ServerLogins:
     """The server logins of a :class:`~keychainkit.Keychain` (its
-    :attr:`~keychainkit.Keychain.server_logins`): on the Secret Service, or
-    in an in-memory keychain apart from its (service, account) items; a
-    kernel keyring keychain raises :class:`InvalidArgument`::
+    :attr:`~keychainkit.Keychain.server_logins`): on the Secret Service, in
+    a file keychain, or in an in-memory keychain apart from its (service,
+    account) items; a kernel keyring keychain raises
+    :class:`InvalidArgument`::
 
         login = ServerLogin("mail.example.com", "alice", protocol="imap")
         kc.server_logins.set_password(login, "s3cret")

@@ -31,6 +31,12 @@ class Status(enum.IntEnum):
     """Out of memory."""
     EUNKNOWN = -9
     """Any other failure."""
+    EWRONGKEY = -10
+    """The master secret does not open the keyring file of a file keychain; never "absent"."""
+    ENOKEY = -11
+    """A file keychain has no master secret: the source named yields none."""
+    ECORRUPT = -12
+    """The keyring file is damaged, not a keyring file, of a version not read, or too weak to trust."""
 
 
 def as_status(value: int) -> int:

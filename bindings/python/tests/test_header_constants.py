@@ -1,7 +1,7 @@
 """Every constant the binding mirrors from keychainkit.h, checked against the
-header itself (the one source): statuses, policies, keyrings, events, struct
-versions and limits. A constant added to the header that the binding does
-not mirror fails here too."""
+header itself (the one source): statuses, policies, keyrings, events, master
+sources, persistences, struct versions and limits. A constant added to the
+header that the binding does not mirror fails here too."""
 
 from __future__ import annotations
 
@@ -31,11 +31,14 @@ def mirrored() -> Dict[str, int]:
     constants.update({f"KK_PROMPT_{name.upper()}": value for name, value in _ffi.PROMPT_POLICIES.items()})
     constants.update({f"KK_KERNEL_{name.upper()}": value for name, value in _ffi.KERNEL_KEYRINGS.items()})
     constants.update({f"KK_EVENT_{kind.upper()}": value for value, kind in _events._KINDS.items()})
+    constants.update({f"KK_MASTER_{name.upper()}": value for name, value in _ffi.MASTER_SOURCES.items()})
+    constants.update({"KK_" + name.upper().replace(" ", "_"): value for value, name in _ffi.PERSISTENCES.items()})
     constants.update(
         KK_TRANSFER_PREFER_ENCRYPTED=_ffi.TRANSFER_PREFER_ENCRYPTED,
         KK_TRANSFER_REQUIRE_ENCRYPTED=_ffi.TRANSFER_REQUIRE_ENCRYPTED,
         KK_SECRET_SERVICE_OPTIONS_VERSION=_ffi.SECRET_SERVICE_OPTIONS_VERSION,
         KK_SERVER_LOGIN_VERSION=_ffi.SERVER_LOGIN_VERSION,
+        KK_FILE_OPTIONS_VERSION=_ffi.FILE_OPTIONS_VERSION,
         KK_DEFAULT_TIMEOUT_MS=_ffi.DEFAULT_TIMEOUT_MS,
         KK_DEFAULT_PROMPT_TIMEOUT_MS=_ffi.DEFAULT_PROMPT_TIMEOUT_MS,
         KK_MAX_VALUE_SIZE=_ffi.MAX_VALUE_SIZE,

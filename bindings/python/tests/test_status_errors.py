@@ -9,16 +9,19 @@ import pytest
 
 from keychainkit import (
     AccessDenied,
+    CorruptStore,
     DuplicateItem,
     InteractionNotAllowed,
     InvalidArgument,
     ItemNotFound,
     KeychainClosed,
     KeychainError,
+    NoMasterKey,
     OutOfMemory,
     ServiceUnavailable,
     Status,
     UserCanceled,
+    WrongMasterKey,
 )
 from keychainkit import _ffi
 from keychainkit._errors import error_for
@@ -33,13 +36,16 @@ CLASSES = {
     Status.EINVAL: InvalidArgument,
     Status.ENOMEM: OutOfMemory,
     Status.EUNKNOWN: KeychainError,
+    Status.EWRONGKEY: WrongMasterKey,
+    Status.ENOKEY: NoMasterKey,
+    Status.ECORRUPT: CorruptStore,
 }
 
 
 def test_the_library_describes_every_status() -> None:
     for status in Status:
         assert _ffi.status_string(status) not in ("", "unknown status")
-    assert _ffi.status_string(-10) == "unknown status"
+    assert _ffi.status_string(min(Status) - 1) == "unknown status"
 
 
 @pytest.mark.parametrize("status", [s for s in Status if s != Status.OK])
@@ -65,6 +71,8 @@ def test_the_python_bases() -> None:
         assert issubclass(cls, KeychainError)
     assert not issubclass(InteractionNotAllowed, KeyError)
     assert not issubclass(ServiceUnavailable, KeyError)
+    for cls in (WrongMasterKey, NoMasterKey, CorruptStore):  # never "absent", nor a bad argument
+        assert not issubclass(cls, (KeyError, ValueError))
 
 
 def test_str_of_a_key_error_is_not_quoted() -> None:
