@@ -117,6 +117,33 @@ expect "kernel backend: absent after rm" 1 "" "no secret" -- "$kk" --backend ker
 expect "kernel backend under a seccomp filter forbidding keyctl: exit 4, says why" 4 "" "kernel keyring is forbidden here.*seccomp" -- \
     "$python" "$here/without_keyctl.py" "$kk" --backend kernel get --service "$svc" k:acct
 
+# The file store: an encrypted keyring file, libsecret's format.
+kf="$work/files/keys.keyring"
+mkdir -p "$work/cred" && printf '%s' 'file master' >"$work/cred/keychainkit.master"
+with_fd() { "$kk" --backend file --file "$kf" --master-fd 3 "$@" 3<"$work/cred/keychainkit.master"; }
+input=$'in a file\n'
+expect "file backend: set with --master-fd" 0 "" "" -- with_fd set --service "$svc" f:acct
+input=""
+expect "file backend: get with --master-fd" 0 $'in a file\n' "" -- with_fd get --service "$svc" f:acct
+expect "file backend: KEYCHAINKIT_BACKEND, KEYCHAINKIT_FILE and the systemd credential" 0 $'in a file\n' "" -- \
+    env KEYCHAINKIT_BACKEND=file KEYCHAINKIT_FILE="$kf" CREDENTIALS_DIRECTORY="$work/cred" "$kk" get --service "$svc" f:acct
+expect "file backend: libsecret's file backend reads it" 0 "in a file" "" -- env -u DBUS_SESSION_BUS_ADDRESS \
+    SECRET_BACKEND=file SECRET_FILE_TEST_PATH="$kf" SECRET_FILE_TEST_PASSWORD='file master' secret-tool lookup service "$svc" username f:acct
+expect "file backend: info says persistent" 0 $'backend: file\nstore: keyring file '"$kf"$'\npersistence: persistent\n' "" -- with_fd info
+expect "file backend: no master secret: exit 10, the sources named" 10 "" "no master secret.*--master-fd.*CREDENTIALS_DIRECTORY" -- \
+    env -u CREDENTIALS_DIRECTORY "$kk" --backend file --file "$kf" get --service "$svc" f:acct
+input="a wrong master"
+expect "file backend: a wrong master secret: exit 9" 9 "" "does not open" -- \
+    "$kk" --backend file --file "$kf" --master-fd 0 get --service "$svc" f:acct
+input=""
+printf 'garbage' >"$work/files/bad.keyring" && chmod 600 "$work/files/bad.keyring"
+expect "file backend: a damaged file: exit 11" 11 "" "not a keyring file" -- \
+    env CREDENTIALS_DIRECTORY="$work/cred" "$kk" --backend file --file "$work/files/bad.keyring" ls
+expect "file backend: rm" 0 "" "" -- with_fd rm --service "$svc" f:acct
+expect "file backend: absent after rm" 1 "" "no secret" -- with_fd get --service "$svc" f:acct
+expect "memory backend: info says until close" 0 "*" "" -- "$kk" --backend memory info
+grep -q "persistence: until close" "$work/out" && ok "memory backend: persistence until close" || bad "memory backend: persistence until close" "$(cat "$work/out")"
+
 "$kk" get --service "$svc" bob >&- 2>"$work/err"; status=$?
 if [ "$status" = 8 ] && grep -q "cannot write standard output" "$work/err"; then ok "closed stdout: exit 8"; else bad "closed stdout: exit 8" "exit $status: $(cat "$work/err")"; fi
 
