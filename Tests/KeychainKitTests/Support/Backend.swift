@@ -1,4 +1,5 @@
 import KeychainKit
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -10,14 +11,15 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case memory
     case secretService
     case kernel
+    case file
 
     /// The backends that report changes made elsewhere (the kernel keyring
     /// announces none).
-    static let hearingOthers: [Backend] = [.memory, .secretService]
+    static let hearingOthers: [Backend] = [.memory, .secretService, .file]
 
     /// The backends that store empty values, and values of any size up to
     /// `KK_MAX_VALUE_SIZE` (the kernel keyring stores 1 to 32767 bytes).
-    static let anySize: [Backend] = [.memory, .secretService]
+    static let anySize: [Backend] = [.memory, .secretService, .file]
 
     var testDescription: String { rawValue }
 
@@ -38,9 +40,31 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case .kernel:
             try requirePrivateSessionKeyring()
             return CountingInterface(KernelKeyringInterface(keyring: .session))
+        case .file:
+            return CountingInterface(try FileKeychainInterface(path: newKeyringFilePath(), master: .secret(testMaster)))
         }
     }
 }
+
+/// The master secret of the file backend's test keychains.
+let testMaster = Array("swift-test-master".utf8)
+
+/// A path for a new keyring file, in a private directory of this process's
+/// (under $TMPDIR or /tmp), not yet created.
+func newKeyringFilePath() -> String {
+    let number = keyringFileCounter.add(1, ordering: .relaxed).oldValue
+    return "\(keyringFileDirectory)/\(number).keyring"
+}
+
+private let keyringFileCounter = Atomic<Int>(0)
+
+private let keyringFileDirectory: String = {
+    let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+    var template = Array("\(base)/keychainkit-swift-tests.XXXXXX".utf8CString)
+    let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+    precondition(made != nil, "mkdtemp failed")
+    return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+}()
 
 extension Backend {
 
@@ -54,6 +78,10 @@ extension Backend {
             return (CountingInterface(first), CountingInterface(InMemoryKeychainInterface(sharingItemsWith: first)))
         case .secretService, .kernel:
             return (try makeInterface(), try makeInterface())
+        case .file:
+            let path = newKeyringFilePath()
+            return (CountingInterface(try FileKeychainInterface(path: path, master: .secret(testMaster))),
+                    CountingInterface(try FileKeychainInterface(path: path, master: .secret(testMaster))))
         }
     }
 }
