@@ -48,6 +48,15 @@ COMPARISONS = [
      "libsecret store, 4 processes, distinct keys", "speedup", 1.5),
     ("4 writer processes, one key, vs libsecret", "kk_set, 4 processes, one key",
      "libsecret store, 4 processes, one key", "speedup", 1.5),
+    # The file store (bench_file.c) against libsecret's file backend
+    # (SECRET_BACKEND=file), same master secret, 20 items each.
+    ("file kk_get, 1 thread (unchanged file)", "file kk_get, 1 thread", None, "rate", 100_000),
+    ("file kk_get vs libsecret file lookup", "file kk_get", "libsecret file lookup", "ratio", None),
+    ("file kk_set vs libsecret file store (replace)", "file kk_set replace", "libsecret file store replace", "ratio", None),
+    ("keychainkit file get vs secret-tool lookup (process)", "keychainkit file get (process)",
+     "secret-tool file lookup (process)", "ratio", None),
+    ("keychainkit file set vs secret-tool store (process)", "keychainkit file set (process)",
+     "secret-tool file store (process)", "ratio", None),
     ("in-memory kk_get, 1 thread", "kk_get, 1 thread", None, "rate", 2_000_000),
     ("in-memory kk_get, 2 threads", "kk_get, 2 threads", None, "rate", None),
     ("in-memory kk_set, 1 thread", "kk_set, 1 thread", None, "rate", None),

@@ -26,6 +26,7 @@ gcc $cflags "$root/bench/bench_contention.c" -o "$out/bench_contention" $(pkg-co
 gcc $cflags "$root/bench/bench_outside_changes.c" -o "$out/bench_outside_changes" $linked
 gcc $cflags "$root/bench/bench_memory.c" -o "$out/bench_memory" $linked
 gcc $cflags "$root/bench/bench_loading.c" -o "$out/bench_loading" -ldl
+gcc $cflags "$root/bench/bench_file.c" -o "$out/bench_file" $(pkg-config --cflags --libs libsecret-1) $linked
 
 export KEYCHAINKIT_BENCH_GIT_LIBSECRET
 KEYCHAINKIT_BENCH_GIT_LIBSECRET=$("$root/scripts/build-git-credential-libsecret.sh")
@@ -33,6 +34,9 @@ results="$out/results.jsonl"
 : > "$results"
 "$out/bench_loading" "$lib/libkeychainkit.so.0" "$loading_processes" >> "$results"
 "$out/bench_memory" "$memory_ops" "$observers" >> "$results"
+# No D-Bus: both file backends run without one.
+mkdir -p "$out/file" && env -u DBUS_SESSION_BUS_ADDRESS "$out/bench_file" "$rounds" "$process_rounds" \
+    "$root/build/bin/keychainkit" "$out/file" >> "$results"
 KEYCHAINKIT_LIBRARY="$lib/libkeychainkit.so.0" "$root/scripts/with-secret-service.sh" sh -c '
     "$1" "$2" && "$8" "$9" && "${10}" "${11}" && "$3" "$4/bench/bench_python.py" "$5" "$6" "$7"' sh \
     "$out/bench_secret_service" "$rounds" "$python" "$root" "$py_rounds" "$process_rounds" "$root/build/bin/keychainkit" \
