@@ -20,7 +20,7 @@ import Glibc
 /// never "absent"; an empty or new file accepts any master secret.
 public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
 
-    /// The file's path.
+    /// The file's path, made absolute at open.
     public let path: String
 
     private let master: MasterSecret
@@ -40,20 +40,22 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
     }
 
     /// Opens the keychain in the file at `path` (by default
-    /// ``defaultPath``) with the master secret from `master`. Reads the
+    /// ``defaultPath``; a relative path is taken from the working directory
+    /// now) with the master secret from `master`. Reads the
     /// file if it exists: a wrong master secret, a damaged file or one
     /// others may read fail here. Creates nothing until the first write.
     /// `lockTimeout`: how long a write waits for another writer, in
     /// milliseconds.
     public init(path: String? = nil, master: FileKeychainMaster, lockTimeout: Int = 5000) throws(KeychainError) {
         FailureDetail.set(nil)
-        let path = path ?? FileKeychainInterface.defaultPath
+        let given = path ?? FileKeychainInterface.defaultPath
+        let path = KeyringFileSystem.absolute(given)
         self.path = path
         self.lockTimeout = max(0, lockTimeout)
         state = Locked(State())
         do throws(FileStoreError) {
-            guard !path.isEmpty, !path.utf8.contains(0) else {
-                throw FileStoreError(.invalidArgument, "the keyring file's path is empty or holds NUL")
+            guard !given.isEmpty, !given.utf8.contains(0), !given.hasSuffix("/") else {
+                throw FileStoreError(.invalidArgument, "the keyring file's path is empty, holds NUL or names a directory")
             }
             self.master = try master.resolve(for: path)
             try state.withLock { state throws(FileStoreError) in try refresh(&state) }

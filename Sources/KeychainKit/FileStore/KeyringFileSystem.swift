@@ -94,7 +94,8 @@ enum KeyringFileSystem {
         return FileStamp(status)
     }
 
-    /// Creates the directory of `path` and its missing parents, mode 0700.
+    /// Creates the directory of `path` (absolute) and its missing parents,
+    /// mode 0700.
     static func makeDirectory(of path: String) throws(FileStoreError) {
         var prefix = ""
         for component in directoryName(of: path).split(separator: "/", omittingEmptySubsequences: true) {
@@ -128,6 +129,15 @@ enum KeyringFileSystem {
             pause = min(2 * pause, 20)
         }
         return try body()
+    }
+
+    /// `path` made absolute against the working directory.
+    static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return path }
+        let directory = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return (directory == "/" ? "" : directory) + "/" + path
     }
 
     static func directoryName(of path: String) -> String {
