@@ -1,15 +1,26 @@
 #!/bin/sh
-# Builds the libFuzzer harness kk_fuzz.c and runs it: every file of
-# IntegrationTests/fuzz/regressions/ once (one test each), then a fuzzing session of
-# bounded time from the seed corpus (one test). The last line is exactly
-# "N passed, N failed"; the exit status is non-zero when anything failed.
+# Builds the libFuzzer harnesses and runs them:
+# - kk_fuzz.c (the C ABI on the in-memory backend, against a model): every
+#   file of IntegrationTests/fuzz/regressions/ once (one test each), then a fuzzing
+#   session of bounded time from the seed corpus corpus/ (one test);
+# - kk_fuzz_file.c (keyring files read by kk_open_file): every file of
+#   IntegrationTests/fuzz/regressions-file/ once, each of which must give the status its
+#   name ends in (NAME.OK, NAME.ECORRUPT, NAME.EWRONGKEY; one test each), then
+#   a fuzzing session from corpus-file/ (one test, with its exec/s);
+# - glib_check.py: a keyring file the library writes is GVariant in GLib's
+#   normal form, outside and inside its items, and libsecret reads it (one
+#   test).
+# The last line is exactly "N passed, N failed"; the exit status is non-zero
+# when anything failed.
 #
 #   IntegrationTests/fuzz/run.sh [LIBDIR [SECONDS]]
 #
 # LIBDIR holds libkeychainkit.so (default build/lib of this repository); SECONDS
-# bounds the fuzzing session (default 60). Binaries, the growing working
-# corpus, the log and any crash input ("crash-*", "timeout-*", "leak-*")
-# go to build/fuzz/ at the repository root. Works from any directory.
+# bounds the two fuzzing sessions together (default 60): kk_fuzz gets half,
+# kk_fuzz_file the rest (each at least 1 s). Binaries, the growing working
+# corpora, the logs and any crash input ("crash-*", "timeout-*", "leak-*";
+# kk_fuzz_file's prefixed "kk_fuzz_file-") go to build/fuzz/ at the
+# repository root. Works from any directory.
 #
 # Needs a clang with libFuzzer and ASan/UBSan runtimes: $KK_FUZZ_CC if set,
 # else the first of clang, clang-19 ... clang-14 that can build a fuzzer;
@@ -20,7 +31,10 @@
 #
 # KK_FUZZ_ASCII_KEYS=1 in the environment folds non-ASCII keys to ASCII,
 # to fuzz past the open canonical-equivalence bug (regressions/README);
-# CI leaves it unset.
+# KK_FUZZ_FILE_MAX_ROUNDS=N makes kk_fuzz_file skip inputs of more PBKDF2
+# rounds, to fuzz past the open unbounded-rounds hang
+# (regressions-file/README); CI leaves both unset. The GLib check needs a
+# python3 with gi (GLib), else installs python3-gi (as root).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,13 +42,19 @@ root=$(cd "$here/../.." && pwd)
 libdir_arg=${1:-$root/build/lib}
 seconds=${2:-60}
 out="$root/build/fuzz"
-mkdir -p "$out/corpus" || exit 2
+mkdir -p "$out/corpus" "$out/corpus-file" || exit 2
 
 . "$root/IntegrationTests/lib/tally.sh"
 
 case $seconds in
     ''|*[!0-9]*) echo "SECONDS must be a whole number, got '$seconds'" >&2; fail "arguments"; finish ;;
 esac
+# The budget, split: kk_fuzz half, kk_fuzz_file the rest (libFuzzer reads
+# -max_total_time=0 as "no limit": each gets at least 1 s).
+seconds_memory=$((seconds / 2))
+[ "$seconds_memory" -ge 1 ] || seconds_memory=1
+seconds_file=$((seconds - seconds_memory))
+[ "$seconds_file" -ge 1 ] || seconds_file=1
 require_libdir "$libdir_arg"
 
 # ---- a clang that can build a fuzzer -----------------------------------------
@@ -88,6 +108,8 @@ fi
 echo "== compiler: $(command -v "$cc") ($("$cc" -dumpversion))"
 
 bin="$out/kk_fuzz"
+bin_file="$out/kk_fuzz_file"
+writer="$out/kk_file_writer"
 # shellcheck disable=SC2086 # flag lists
 if ! "$cc" $fuzz_flags $link_flags -std=c11 -Wall -Wextra -Werror -I"$root/include" \
     -o "$bin" "$here/kk_fuzz.c" -L"$libdir" -lkeychainkit -Wl,-rpath,"$libdir" >"$out/build.log" 2>&1; then
@@ -95,8 +117,31 @@ if ! "$cc" $fuzz_flags $link_flags -std=c11 -Wall -Wextra -Werror -I"$root/inclu
     fail "build kk_fuzz"
     finish
 fi
+# shellcheck disable=SC2086 # flag lists
+if ! "$cc" $fuzz_flags $link_flags -std=c11 -Wall -Wextra -Werror -I"$root/include" \
+    -o "$bin_file" "$here/kk_fuzz_file.c" -L"$libdir" -lkeychainkit -Wl,-rpath,"$libdir" >"$out/build-file.log" 2>&1; then
+    sed 's/^/    /' "$out/build-file.log"
+    fail "build kk_fuzz_file"
+    bin_file=""
+fi
+# The GLib check's writer: no sanitizers (a plain program of the ABI).
+# shellcheck disable=SC2086 # flag lists
+if ! "$cc" -O1 $link_flags -std=c11 -Wall -Wextra -Werror -I"$root/include" \
+    -o "$writer" "$here/kk_file_writer.c" -L"$libdir" -lkeychainkit -Wl,-rpath,"$libdir" >"$out/build-writer.log" 2>&1; then
+    sed 's/^/    /' "$out/build-writer.log"
+    fail "build kk_file_writer"
+    writer=""
+fi
 
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+
+# kk_fuzz_file writes each input to a private directory it makes under
+# $TMPDIR; these live in one directory of this run, removed at the end, also
+# after a crash or timeout ended a harness before its own cleanup. In
+# /dev/shm when there is one: a write there costs no disk flush (~2.5x the
+# executions of ext4's /tmp).
+file_tmp=$(mktemp -d /dev/shm/kk_fuzz_file-run.XXXXXX 2>/dev/null || mktemp -d) || exit 2
+trap 'rm -rf "$file_tmp"' EXIT
 
 # ---- regressions: every saved crash input must now run clean ---------------
 for input in "$here"/regressions/*; do
@@ -113,25 +158,83 @@ for input in "$here"/regressions/*; do
     fi
 done
 
-# ---- fuzzing session ---------------------------------------------------------
-# The first corpus directory receives new inputs (build/, not the repo);
-# the seeds are read from IntegrationTests/fuzz/corpus. -max_len bounds an input;
-# -timeout fails any single input that runs longer than 10 s.
-log="$out/fuzz.log"
-echo "== fuzzing for $seconds s (log: $log)"
-timeout $((seconds + 300)) "$bin" -max_len=4096 -timeout=10 -rss_limit_mb=4096 \
-    -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$out/" \
-    "$out/corpus" "$here/corpus" >"$log" 2>&1
-status=$?
-execs=$(sed -n 's/^stat::number_of_executed_units: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
-[ -n "$execs" ] || execs=$(sed -n 's/^#\([0-9]*\)[[:space:]]*DONE.*/\1/p' "$log" | tail -n 1)
-if [ "$status" -eq 0 ] && [ -n "$execs" ]; then
-    echo "== executions: $execs in $seconds s"
-    pass "fuzz kk_fuzz for $seconds s (${execs} executions, no divergence or crash)"
-else
-    echo "== executions before it stopped: ${execs:-unknown}"
-    fail "fuzz kk_fuzz (exit $status; see $log; the input is in $out/)"
-    grep -E 'divergence|ERROR|SUMMARY|Test unit written' "$log" | head -n 8 | sed 's/^/    /'
+# ---- regressions of kk_fuzz_file: each gives the status its name ends in ----
+if [ -n "$bin_file" ]; then
+    for input in "$here"/regressions-file/*; do
+        [ -f "$input" ] || continue
+        name=$(basename "$input")
+        case $name in README*) continue ;; esac
+        want=${name##*.}
+        case $want in
+            OK|ECORRUPT|EWRONGKEY) ;;
+            *) fail "regression-file $name: its name does not end in .OK, .ECORRUPT or .EWRONGKEY"; continue ;;
+        esac
+        log="$out/regression-file-$name.log"
+        # Never with KK_FUZZ_FILE_MAX_ROUNDS: it would skip the very inputs kept here.
+        if env -u KK_FUZZ_FILE_MAX_ROUNDS KK_FUZZ_FILE_EXPECT="$want" TMPDIR="$file_tmp" timeout 120 "$bin_file" -timeout=10 \
+            "$input" >"$log" 2>&1; then
+            pass "regression-file $name (kk_open_file: KK_$want)"
+        else
+            fail "regression-file $name (see $log)"
+            grep -E 'divergence|ERROR|SUMMARY' "$log" | head -n 5 | sed 's/^/    /'
+        fi
+    done
 fi
+
+# ---- GLib: our GVariant is GLib's normal form --------------------------------
+python_gi() {
+    for candidate in python3 /usr/bin/python3; do
+        if "$candidate" -c 'import gi; gi.require_version("GLib", "2.0"); from gi.repository import GLib' \
+            >/dev/null 2>&1; then
+            python=$candidate
+            return 0
+        fi
+    done
+    return 1
+}
+if [ -n "$writer" ]; then
+    python=""
+    python_gi || { installed python3-gi || apt_install python3-gi; python_gi; }
+    log="$out/glib-check.log"
+    mkdir -p "$out/glib-check"
+    if [ -z "$python" ]; then
+        fail "glib check: no python3 with gi (GLib); install python3-gi"
+    elif "$python" "$here/glib_check.py" "$writer" "$out/glib-check" >"$log" 2>&1; then
+        pass "glib check: a file the library writes is GLib's normal form, items included, and libsecret reads it"
+    else
+        fail "glib check (see $log)"
+        grep -E '^FAIL|Error|error' "$log" | head -n 8 | sed 's/^/    /'
+    fi
+fi
+
+# ---- fuzzing sessions ----------------------------------------------------------
+# fuzz NAME BIN SECONDS CORPUS SEEDS ARTIFACT_PREFIX: a session of bounded
+# time, one test. The first corpus directory receives new inputs (build/,
+# not the repo); the seeds are read from SEEDS. -max_len bounds an input;
+# -timeout fails any single input that runs longer than 10 s.
+fuzz() {
+    name=$1 fbin=$2 fseconds=$3 fcorpus=$4 fseeds=$5 fprefix=$6
+    log="$out/fuzz-$name.log"
+    [ "$name" = kk_fuzz ] && log="$out/fuzz.log"
+    echo "== fuzzing $name for $fseconds s (log: $log)"
+    TMPDIR="$file_tmp" timeout $((fseconds + 300)) "$fbin" -max_len=4096 -timeout=10 -rss_limit_mb=4096 \
+        -max_total_time="$fseconds" -print_final_stats=1 -artifact_prefix="$fprefix" \
+        "$fcorpus" "$fseeds" >"$log" 2>&1
+    status=$?
+    execs=$(sed -n 's/^stat::number_of_executed_units: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+    [ -n "$execs" ] || execs=$(sed -n 's/^#\([0-9]*\)[[:space:]]*DONE.*/\1/p' "$log" | tail -n 1)
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+    if [ "$status" -eq 0 ] && [ -n "$execs" ]; then
+        echo "== $name: $execs executions in $fseconds s (${rate:-?} exec/s)"
+        pass "fuzz $name for $fseconds s (${execs} executions, ${rate:-?} exec/s, no divergence or crash)"
+    else
+        echo "== $name: executions before it stopped: ${execs:-unknown} (${rate:-?} exec/s)"
+        fail "fuzz $name (exit $status; see $log; the input is in $out/)"
+        grep -E 'divergence|ERROR|SUMMARY|Test unit written' "$log" | head -n 8 | sed 's/^/    /'
+    fi
+}
+fuzz kk_fuzz "$bin" "$seconds_memory" "$out/corpus" "$here/corpus" "$out/"
+[ -z "$bin_file" ] ||
+    fuzz kk_fuzz_file "$bin_file" "$seconds_file" "$out/corpus-file" "$here/corpus-file" "$out/kk_fuzz_file-"
 
 finish

@@ -214,11 +214,12 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
         if let (bytes, readStamp) = try KeyringFileSystem.read(path) {
             let file: KeyringFile
             do throws(FileStoreFault) { file = try KeyringFile(parsing: bytes) } catch { throw FileStoreError(error, in: path) }
-            let key = try cipher(for: file, in: &state)
+            // No key is derived for a file without items (until a write).
+            let key = file.items.isEmpty ? nil : try cipher(for: file, in: &state)
             var opened: [KeyringFileItem?] = []
             opened.reserveCapacity(file.items.count)
             do throws(FileStoreFault) {
-                for item in file.items { opened.append(try key.open(item)) }
+                if let key { for item in file.items { opened.append(try key.open(item)) } }
             } catch {
                 throw FileStoreError(error, in: path)
             }

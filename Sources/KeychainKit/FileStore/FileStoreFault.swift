@@ -10,6 +10,9 @@ enum FileStoreFault: Error, Equatable {
     case damaged(String)
     /// Parameters too weak to trust: an attacker's, not libsecret's.
     case weakParameters(iterations: UInt32, saltBytes: Int)
+    /// More PBKDF2 rounds than any writer uses: deriving the key would
+    /// take minutes.
+    case costlyParameters(iterations: UInt32)
     /// An item's MAC verified but its contents do not parse.
     case damagedItem(String)
 
@@ -21,6 +24,8 @@ enum FileStoreFault: Error, Equatable {
         case let .damaged(why): "the keyring file is damaged: \(why)"
         case let .weakParameters(iterations, saltBytes):
             "the keyring file's key parameters are too weak (\(iterations) PBKDF2 rounds, a salt of \(saltBytes) bytes; at least \(KeyringFile.minimumIterations) and \(KeyringFile.minimumSaltBytes))"
+        case let .costlyParameters(iterations):
+            "the keyring file asks for \(iterations) PBKDF2 rounds, more than the \(KeyringFile.maximumIterations) read"
         case let .damagedItem(why): "an item of the keyring file is damaged: \(why)"
         }
     }

@@ -31,6 +31,11 @@ struct KeyringFile: Sendable {
     static let minimumIterations: UInt32 = 100_000
     static let minimumSaltBytes = 32
 
+    /// The most rounds accepted: ten times what libsecret and oo7 write
+    /// (about 0.3 s here). More is a damaged or hostile file, whose key
+    /// would take minutes to derive (2^32 - 1 rounds: some twenty).
+    static let maximumIterations: UInt32 = 1_000_000
+
     var salt: [UInt8]
     var iterations: UInt32
     /// Seconds since the epoch of the last write.
@@ -93,6 +98,7 @@ struct KeyringFile: Sendable {
         guard iterations >= Self.minimumIterations, salt.count >= Self.minimumSaltBytes else {
             throw .weakParameters(iterations: iterations, saltBytes: salt.count)
         }
+        guard iterations <= Self.maximumIterations else { throw .costlyParameters(iterations: iterations) }
     }
 
     /// The file's bytes.
