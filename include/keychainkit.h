@@ -174,7 +174,7 @@ typedef enum kk_status {
      *  written. Since 0.7. */
     KK_ENOKEY = -11,
     /** The keyring file is damaged, not a keyring file, of a version not
-     *  read, or has key parameters too weak to trust (kk_error_message()
+     *  read, or has key parameters too weak to trust or too costly to derive (kk_error_message()
      *  says which). The file is left as it is. Since 0.7. */
     KK_ECORRUPT = -12
 } kk_status;
@@ -492,7 +492,7 @@ typedef struct kk_file_options {
  *  master secret opens none of its items (an empty or new file accepts any
  *  secret); KK_ECORRUPT when it is damaged, not a keyring file, of another
  *  version, or has weak parameters (fewer than 100,000 rounds, a salt under
- *  32 bytes); KK_EDENIED when it is not ours or others may read or write it
+ *  32 bytes) or costly ones (more than 1,000,000 rounds: minutes to derive); KK_EDENIED when it is not ours or others may read or write it
  *  (chmod 600); KK_ENOKEY when the source yields no secret. In each case
  *  nothing is written, and kk_error_message() says what and where.
  *
