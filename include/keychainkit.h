@@ -41,6 +41,13 @@
  *   timeout (KK_DEFAULT_TIMEOUT_MS, 5 seconds, unless the handle's options say otherwise); a
  *   prompt is waited for at most the prompt timeout (KK_DEFAULT_PROMPT_TIMEOUT_MS, 2 minutes, unless the
  *   options say otherwise).
+ * - File handles (kk_open_file()): any operation reads the file again when
+ *   another program changed it, so any may return what the open does when
+ *   the new file is wrong (KK_EWRONGKEY: another master's file was put in
+ *   its place; KK_ECORRUPT; KK_EDENIED) and changes nothing. A write waits
+ *   at most lock_timeout_ms for another process's write, else KK_EUNKNOWN
+ *   (EWOULDBLOCK) with nothing stored; it is made again on a version that
+ *   a program taking no lock (libsecret) wrote meanwhile.
  * - Locked is never absent: an item in a locked collection is KK_ELOCKED.
  *   A search that finds nothing proves a key absent only when no locked
  *   collection hides its items (KeePassXC hides every item of a locked
@@ -511,7 +518,8 @@ typedef struct kk_file_options {
  *  On success *out owns a handle to release with kk_close(). Returns KK_OK,
  *  KK_EWRONGKEY, KK_ENOKEY, KK_ECORRUPT, KK_EDENIED, KK_EINVAL (out NULL,
  *  an unknown options version or master source, an empty path, master NULL
- *  or master_len over 4096 with KK_MASTER_SECRET), KK_EUNKNOWN (the file could not be read) or
+ *  or master_len over 4096 with KK_MASTER_SECRET, a negative master_fd with
+ *  KK_MASTER_FD), KK_EUNKNOWN (the file could not be read) or
  *  KK_ENOMEM. Thread-safe. Since 0.7.
  *
  *      kk_file_options options = KK_FILE_OPTIONS_INIT;

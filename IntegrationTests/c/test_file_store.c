@@ -407,6 +407,19 @@ TEST_ON(KT_FILE, writers_in_four_processes_lose_nothing)
     CHECK_STATUS(kk_list(kc, svc, &accounts, &n), KK_OK);
     CHECK_EQ(n, CHILDREN * KEYS + 1); /* and "shared" is one item */
     kk_list_free(accounts);
+    /* "shared" holds some writer's last value (each wrote it same-sized,
+     * 100 times in all): no write went back to an older file. */
+    char *shared = NULL;
+    size_t shared_len = 0;
+    CHECK_STATUS(kk_get(kc, svc, "shared", &shared, &shared_len), KK_OK);
+    int last = 0;
+    for (int c = 0; c < CHILDREN; c++) {
+        char value[32];
+        snprintf(value, sizeof value, "value %d %d", c, KEYS - 1);
+        last |= shared != NULL && strcmp(shared, value) == 0;
+    }
+    CHECK(last);
+    kk_secret_free(shared);
     for (int c = 0; c < CHILDREN; c++)
         for (int k = 0; k < KEYS; k++) {
             char account[32], value[32];
@@ -414,6 +427,29 @@ TEST_ON(KT_FILE, writers_in_four_processes_lose_nothing)
             snprintf(value, sizeof value, "value %d %d", c, k);
             CHECK_VALUE(kc, svc, account, value, strlen(value));
         }
+    kk_close(kc);
+}
+
+TEST_ON(KT_FILE, same_sized_rewrites_by_another_process_are_read)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    const char *svc = kt_service();
+    for (int round = 0; round < 50; round++) {
+        char value[16];
+        snprintf(value, sizeof value, "v%04d", round); /* same size each time */
+        pid_t pid = kt_fork();
+        if (pid == 0) {
+            kk_keychain *other = NULL;
+            int ok = kt_open_file(kt_file_path(), KT_FILE_MASTER, &other) == KK_OK &&
+                     set_str(other, svc, "k", "xxxxx") == KK_OK && set_str(other, svc, "k", value) == KK_OK;
+            kk_close(other);
+            KT_CHILD(ok);
+            kt_child_exit();
+        }
+        REQUIRE(CHECK_CHILD(pid, "the writer"));
+        CHECK_VALUE(kc, svc, "k", value, 5);
+    }
     kk_close(kc);
 }
 

@@ -209,7 +209,7 @@ write('attribute-name-without-nul.ECORRUPT', raw.replace(b'service\x00', b'servi
 attributes, blob = items[0]
 write('mac-corrupted.EWRONGKEY', build(items=[(attributes, list(blob[:-1]) + [blob[-1] ^ 1])]))
 write('ciphertext-corrupted.EWRONGKEY', build(items=[(attributes, [blob[0] ^ 0x80] + list(blob[1:]))]))
-write('blob-too-short.EWRONGKEY', build(items=[(attributes, list(blob[:47]))]))
+write('blob-too-short.ECORRUPT', build(items=[(attributes, list(blob[:47]))]))
 # 2^32-1 PBKDF2 rounds: see regressions-file/README (an open bug)
 write('iterations-4294967295.ECORRUPT', build(iterations=0xFFFFFFFF))
 

@@ -11,9 +11,14 @@ import Glibc
 final class FileChangeSource: OutsideChangeSource, @unchecked Sendable {
 
     private weak var interface: FileKeychainInterface?
+
+    /// The ``ForkGeneration`` it was made in.
+    let generation = ForkGeneration.current
     private let name: [UInt8]
     private let queue = Locked<[OutsideChange]>([])
     private var inotify: Int32 = -1
+    /// The watched directory was removed or moved: the watch is over.
+    private var watchEnded = false
 
     init(interface: FileKeychainInterface) {
         self.interface = interface
@@ -32,7 +37,8 @@ final class FileChangeSource: OutsideChangeSource, @unchecked Sendable {
         guard inotify < 0, let interface else { return }
         let fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard fd >= 0 else { return }
-        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB)
+        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB | IN_DELETE_SELF
+            | IN_MOVE_SELF)
         guard inotify_add_watch(fd, KeyringFileSystem.directoryName(of: interface.path), mask) >= 0 else {
             Glibc.close(fd)
             return
@@ -53,6 +59,13 @@ final class FileChangeSource: OutsideChangeSource, @unchecked Sendable {
                        pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)]
             _ = poll(&fds, 2, 1000)
             if inotify < 0 || fds[1].revents != 0 && touchesFile() { refresh() }
+            if watchEnded {
+                // The directory went (removed, moved): watch its path anew,
+                // looking every second until it is back.
+                Glibc.close(inotify)
+                inotify = -1
+                watchEnded = false
+            }
         }
         let changes = queue.withLock { queue in
             defer { queue.removeAll(keepingCapacity: true) }
@@ -90,6 +103,10 @@ final class FileChangeSource: OutsideChangeSource, @unchecked Sendable {
                 let end = min(start + length, got)
                 let eventName = buffer[start..<end].prefix { $0 != 0 }
                 if mask & UInt32(IN_Q_OVERFLOW) != 0 || eventName.elementsEqual(name) { touched = true }
+                if mask & UInt32(IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) != 0 {
+                    touched = true
+                    watchEnded = true
+                }
                 offset = start + length
             }
         }

@@ -32,6 +32,8 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
         var contents: FileKeyringContents?
         /// What `stat` said of it; `nil` when the file did not exist.
         var stamp: FileStamp?
+        /// That version, kept open so its stamp stays its own.
+        var held: KeyringFileSystem.HeldFile?
         var key: KeyringFileKey?
         /// Each key's version in the contents last told to the sources.
         var versions: [KeychainAttributes: ArraySlice<UInt8>] = [:]
@@ -97,6 +99,9 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
     }
 
     public func updateItem(_ key: KeychainAttributes, value: [UInt8]) throws(KeychainError) {
+        // Absent (a new key's first write tries an update first): said
+        // without the writers' lock.
+        guard try containsItem(key) else { throw .itemNotFound }
         try writing { contents, cipher throws(FileStoreError) in
             guard try Self.storeInKept(value, key, in: &contents, cipher: cipher) else { throw FileStoreError(.itemNotFound) }
         }
@@ -177,30 +182,66 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
         }
     }
 
-    /// Holds the writers' lock, reads the newest version, lets `body`
-    /// change it and replaces the file with the result.
+    /// Holds the writers' lock (waiting for it before taking the
+    /// handle's, so reads and fork() do not wait behind another process),
+    /// reads the newest version, lets `body` change it and replaces the
+    /// file with the result. `body` throws ``KeychainError/itemNotFound``
+    /// only before it changes anything. When a program that takes no lock
+    /// (libsecret) replaced the file meanwhile, the change is made again on
+    /// its version, a few times at most.
     func writing(_ body: (inout FileKeyringContents, KeyringFileKey) throws(FileStoreError) -> Void) throws(KeychainError) {
         FailureDetail.set(nil)
         do throws(FileStoreError) {
-            try state.withLock { state throws(FileStoreError) in
-                try KeyringFileSystem.withWriteLock(path, timeout: lockTimeout) { () throws(FileStoreError) in
-                    try refresh(&state)
-                    let key = try cipher(for: state.contents!.file, in: &state)
-                    // Changed where it is held alone, so replaced secrets
-                    // are wiped, not copied; read again after a failure.
-                    var contents = state.contents!
-                    state.contents = nil
-                    try body(&contents, key)
-                    contents.file.modified = Self.now
-                    contents.reindex()
-                    state.stamp = try KeyringFileSystem.replace(path, with: contents.file.serialized())
-                    state.versions = contents.versions
-                    state.contents = contents
+            try KeyringFileSystem.withWriteLock(path, timeout: lockTimeout) { () throws(FileStoreError) in
+                for _ in 0..<Self.replaceAttempts {
+                    if try state.withLock({ state throws(FileStoreError) in try write(body, in: &state) }) { return }
                 }
+                throw FileStoreError(
+                    .unknownError(code: EAGAIN, message: "\(path) kept changing under another program's writes; nothing was stored"))
             }
         } catch {
             FailureDetail.set(error.detail)
             throw error.error
+        }
+    }
+
+    /// How many times a write is made again on a file another program
+    /// replaced meanwhile.
+    private static let replaceAttempts = 5
+
+    /// One attempt of ``writing(_:)``; `false` when the file changed before
+    /// the rename (nothing written).
+    private func write(
+        _ body: (inout FileKeyringContents, KeyringFileKey) throws(FileStoreError) -> Void, in state: inout State
+    ) throws(FileStoreError) -> Bool {
+        try refresh(&state)
+        let key = try cipher(for: state.contents!.file, in: &state)
+        // Changed where it is held alone, so replaced secrets are wiped,
+        // not copied; read again after a failure.
+        var contents = state.contents!
+        state.contents = nil
+        do throws(FileStoreError) {
+            try body(&contents, key)
+            contents.file.modified = Self.now
+            contents.reindex()
+            var bytes = contents.file.serialized()
+            defer { bytes.wipe() }
+            guard let (stamp, held) = try KeyringFileSystem.replace(path, with: bytes, expected: state.stamp) else {
+                contents.wipe()
+                return false
+            }
+            state.stamp = stamp
+            state.held = held
+            state.versions = contents.versions
+            state.contents = contents
+            return true
+        } catch {
+            if error.error == .itemNotFound {
+                state.contents = contents  // unchanged
+            } else {
+                contents.wipe()
+            }
+            throw error
         }
     }
 
@@ -211,7 +252,9 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
         if state.contents != nil && stamp == state.stamp { return }
         let fresh: FileKeyringContents
         let freshStamp: FileStamp?
-        if let (bytes, readStamp) = try KeyringFileSystem.read(path) {
+        var freshHeld: KeyringFileSystem.HeldFile?
+        if let (bytes, readStamp, held) = try KeyringFileSystem.read(path) {
+            freshHeld = held
             let file: KeyringFile
             do throws(FileStoreFault) { file = try KeyringFile(parsing: bytes) } catch { throw FileStoreError(error, in: path) }
             // No key is derived for a file without items (until a write).
@@ -221,6 +264,7 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
             do throws(FileStoreFault) {
                 if let key { for item in file.items { opened.append(try key.open(item)) } }
             } catch {
+                for index in opened.indices { opened[index]?.secret.wipe() }
                 throw FileStoreError(error, in: path)
             }
             if !file.items.isEmpty && !opened.contains(where: { $0 != nil }) {
@@ -239,10 +283,11 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
             old.wipe()
         }
         let versions = fresh.versions
-        announce(from: state.versions, to: versions, in: state)
+        announce(from: state.versions, to: versions, in: &state)
         state.versions = versions
         state.contents = fresh
         state.stamp = freshStamp
+        state.held = freshHeld
     }
 
     /// The key of `file`'s salt and rounds, derived once for each.
@@ -257,9 +302,16 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
 
     /// Posts to every change source the keys whose items differ. (The
     /// first read, from no versions, tells no source: there is none yet.)
+    /// Sources a fork()ed child inherited, whose threads it has not, are
+    /// dropped.
     private func announce(
-        from old: [KeychainAttributes: ArraySlice<UInt8>], to new: [KeychainAttributes: ArraySlice<UInt8>], in state: State
+        from old: [KeychainAttributes: ArraySlice<UInt8>], to new: [KeychainAttributes: ArraySlice<UInt8>],
+        in state: inout State
     ) {
+        let generation = ForkGeneration.current
+        if state.sources.values.contains(where: { $0.generation != generation }) {
+            state.sources = state.sources.filter { $0.value.generation == generation }
+        }
         guard !state.sources.isEmpty else { return }
         var changes: [OutsideChange] = []
         for (key, version) in new where old[key] != version { changes.append(.changed(key)) }

@@ -41,35 +41,40 @@ enum GVariantWriter {
             var body: [UInt8] = []
             var ends: [Int] = []
             for element in elements {
-                body += element
+                body.appendWipingOldStorage(element)
                 ends.append(body.count)
             }
-            return Member(bytes: framed(body, ends: ends), alignment: 1, isVariable: true)
+            appendOffsets(ends, to: &body)
+            return Member(bytes: body, alignment: 1, isVariable: true)
         }
     }
 
-    /// A tuple or dict entry of `members`.
+    /// A tuple or dict entry of `members`. Built in one buffer whose
+    /// outgrown storage is wiped (an item's plaintext holds its secret);
+    /// the caller wipes the result.
     static func tuple(_ members: [Member]) -> [UInt8] {
         var body: [UInt8] = []
         var ends: [Int] = []
         for (index, member) in members.enumerated() {
-            while body.count % member.alignment != 0 { body.append(0) }
-            body += member.bytes
+            let padding = (member.alignment - body.count % member.alignment) % member.alignment
+            body.appendWipingOldStorage(repeatElement(0, count: padding))
+            body.appendWipingOldStorage(member.bytes)
             if member.isVariable && index != members.count - 1 { ends.append(body.count) }
         }
         // A tuple's framing offsets are stored last member first.
-        return framed(body, ends: ends.reversed())
+        appendOffsets(ends.reversed(), to: &body)
+        return body
     }
 
-    /// `body` followed by `ends` as framing offsets.
-    private static func framed(_ body: [UInt8], ends: [Int]) -> [UInt8] {
+    /// Appends `ends` to `body` as its framing offsets.
+    private static func appendOffsets(_ ends: [Int], to body: inout [UInt8]) {
         let width = offsetWidth(body: body.count, offsets: ends.count)
-        var out = body
-        out.reserveCapacity(body.count + width * ends.count)
+        var offsets: [UInt8] = []
+        offsets.reserveCapacity(width * ends.count)
         for end in ends {
-            for byte in 0..<width { out.append(UInt8(truncatingIfNeeded: UInt64(end) >> (8 * UInt64(byte)))) }
+            for byte in 0..<width { offsets.append(UInt8(truncatingIfNeeded: UInt64(end) >> (8 * UInt64(byte)))) }
         }
-        return out
+        body.appendWipingOldStorage(offsets)
     }
 
     /// The width of the framing offsets of a container whose body is

@@ -26,6 +26,10 @@ struct KeyringFile: Sendable {
     /// Major and minor version of the format.
     static let version: [UInt8] = [1, 0]
 
+    /// The fewest bytes of an item's blob: one cipher block, the IV and the
+    /// MAC.
+    static let smallestBlob = 16 + 16 + 32
+
     /// The weakest parameters accepted (oo7's `WeakKeyError` limits, and
     /// what libsecret writes): fewer rounds or a shorter salt are refused.
     static let minimumIterations: UInt32 = 100_000
@@ -89,6 +93,12 @@ struct KeyringFile: Sendable {
                 let attributes = try item[0].arrayOfVariable().map { entry throws(GVariantReader.Malformed) in
                     let pair = try entry.tuple([.variable(alignment: 1), .variable(alignment: 1)])
                     return (name: try pair[0].string(), mac: pair[1].byteArray())
+                }
+                // Less than an IV and a MAC is no item (libsecret's decrypt
+                // fails on it too); refused here, before millions of them
+                // take memory.
+                guard item[1].range.count >= Self.smallestBlob else {
+                    throw GVariantReader.Malformed(reason: "an item of \(item[1].range.count) bytes, too short for its IV and MAC")
                 }
                 return EncryptedItem(hashedAttributes: attributes, blob: item[1].byteArray())
             }

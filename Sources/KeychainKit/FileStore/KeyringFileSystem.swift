@@ -7,9 +7,21 @@ import Glibc
 /// the lock writers take. Their errors name the path and the cause.
 enum KeyringFileSystem {
 
-    /// The largest keyring file read (a keyring of 16,000 items of the
-    /// largest values stays below it); bigger is ``KeychainError/corruptStore``.
+    /// The largest keyring file read or written (16 values of the largest
+    /// size, `KK_MAX_VALUE_SIZE`, fill it); a bigger file is
+    /// ``KeychainError/corruptStore``, and a write that would make one fails.
     static let largestFile = 256 << 20
+
+    /// An open descriptor of one version of the file, kept while that
+    /// version is the one held in memory: while it is open, the file's
+    /// inode cannot be freed and given to a newer version, so a stamp with
+    /// the same device and inode is this version (ext4 hands the inode
+    /// numbers of renamed-over files out again at once).
+    final class HeldFile: @unchecked Sendable {
+        let fd: Int32
+        init(_ fd: Int32) { self.fd = fd }
+        deinit { close(fd) }
+    }
 
     /// The file's stamp; `nil` when it does not exist.
     static func stamp(of path: String) throws(FileStoreError) -> FileStamp? {
@@ -22,13 +34,13 @@ enum KeyringFileSystem {
     /// The file's bytes and stamp; `nil` when it does not exist. A file
     /// that is not a regular file of ours that only we can read and write
     /// is refused (``KeychainError/missingEntitlement``).
-    static func read(_ path: String) throws(FileStoreError) -> (bytes: [UInt8], stamp: FileStamp)? {
+    static func read(_ path: String) throws(FileStoreError) -> (bytes: [UInt8], stamp: FileStamp, held: HeldFile)? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw failure(errno, "cannot open", path)
         }
-        defer { close(fd) }
+        let held = HeldFile(fd)
         var status = stat()
         guard fstat(fd, &status) == 0 else { throw failure(errno, "cannot stat", path) }
         guard status.st_mode & S_IFMT == S_IFREG else {
@@ -52,25 +64,31 @@ enum KeyringFileSystem {
             guard got > 0 else { throw failure(got < 0 ? errno : EIO, "cannot read", path) }
             done += got
         }
-        return (bytes, FileStamp(status))
+        return (bytes, FileStamp(status), held)
     }
 
     /// Replaces the file with `bytes` atomically and durably: a new file of
     /// mode 0600 beside it, written and synced, renamed over it, then the
     /// directory synced. A reader sees the old file or the new one, never
     /// a part; after a crash, the old one or the new one. Returns the new
-    /// file's stamp.
-    static func replace(_ path: String, with bytes: [UInt8]) throws(FileStoreError) -> FileStamp {
+    /// file's stamp and descriptor; `nil`, and nothing replaced, when the
+    /// file is no longer the version `expected` (`nil`: absent) just before
+    /// the rename — another program that takes no lock (libsecret, oo7)
+    /// wrote it meanwhile, and the caller reads it and tries again.
+    static func replace(
+        _ path: String, with bytes: [UInt8], expected: FileStamp?
+    ) throws(FileStoreError) -> (stamp: FileStamp, held: HeldFile)? {
+        guard bytes.count <= largestFile else {
+            throw FileStoreError(
+                .unknownError(code: EFBIG, message: "the keyring file would be \(bytes.count) bytes, more than \(largestFile)"))
+        }
         var template = Array((path + ".XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw failure(errno, "cannot create a file beside", path) }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         var renamed = false
-        defer {
-            close(fd)
-            if !renamed { unlink(temporary) }
-        }
+        defer { if !renamed { close(fd); unlink(temporary) } }
         var done = 0
         while done < bytes.count {
             let wrote = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
@@ -79,8 +97,13 @@ enum KeyringFileSystem {
             done += wrote
         }
         guard fchmod(fd, 0o600) == 0, fsync(fd) == 0 else { throw failure(errno, "cannot sync", temporary) }
+        // The last look before the rename; what another program writes in
+        // the microseconds between them is lost, as between two libsecret
+        // writers.
+        guard try stamp(of: path) == expected else { return nil }
         guard rename(temporary, path) == 0 else { throw failure(errno, "cannot rename a new file to", path) }
         renamed = true
+        let held = HeldFile(fd)
         var status = stat()
         guard fstat(fd, &status) == 0 else { throw failure(errno, "cannot stat", path) }
         let directory = open(directoryName(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -91,7 +114,7 @@ enum KeyringFileSystem {
             close(directory)
             guard synced || error == EINVAL else { throw failure(error, "cannot sync the directory of", path) }
         }
-        return FileStamp(status)
+        return (FileStamp(status), held)
     }
 
     /// Creates the directory of `path` (absolute) and its missing parents,
@@ -114,21 +137,28 @@ enum KeyringFileSystem {
     ) throws(FileStoreError) -> R {
         try makeDirectory(of: path)
         let lockPath = path + ".lock"
-        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, 0o600)
-        guard fd >= 0 else { throw failure(errno, "cannot open the lock", lockPath) }
-        defer { close(fd) }  // releases the lock
         var waited = 0, pause = 1
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else { throw failure(errno, "cannot lock", lockPath) }
-            guard waited < timeout else {
-                throw FileStoreError(
-                    .unknownError(code: EWOULDBLOCK, message: "another process held \(lockPath) for more than \(timeout) ms"))
+        while true {
+            let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, 0o600)
+            guard fd >= 0 else { throw failure(errno, "cannot open the lock", lockPath) }
+            defer { close(fd) }  // releases the lock
+            while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+                guard errno == EWOULDBLOCK || errno == EINTR else { throw failure(errno, "cannot lock", lockPath) }
+                guard waited < timeout else {
+                    throw FileStoreError(
+                        .unknownError(code: EWOULDBLOCK, message: "another process held \(lockPath) for more than \(timeout) ms"))
+                }
+                usleep(UInt32(pause * 1000))
+                waited += pause
+                pause = min(2 * pause, 20)
             }
-            usleep(UInt32(pause * 1000))
-            waited += pause
-            pause = min(2 * pause, 20)
+            // A lock file removed (or replaced) meanwhile locks nobody out:
+            // lock the one at the path.
+            var held = stat(), named = stat()
+            guard fstat(fd, &held) == 0, stat(lockPath, &named) == 0, held.st_ino == named.st_ino,
+                  held.st_dev == named.st_dev else { continue }
+            return try body()
         }
-        return try body()
     }
 
     /// `path` made absolute against the working directory.
