@@ -50,7 +50,7 @@ HELPERS  := $(GIT_HELPER) $(DOCKER_HELPER)
 MAN_STAMP := $(BUILD)/man/.stamp
 PYTHON    = $(shell scripts/python-venv.sh)
 
-.PHONY: all demo deps release lib cli man deb wheel install uninstall test test-swift test-c test-python test-cli test-git test-docker test-hostile test-packaging test-deb test-abi test-bench test-readme test-hygiene test-sanitizers check-extended bench clean FORCE
+.PHONY: all demo deps release lib cli man deb wheel install uninstall test test-swift test-c test-python test-cli test-git test-docker test-portal test-hostile test-packaging test-deb test-abi test-bench test-readme test-hygiene test-sanitizers check-extended bench clean FORCE
 
 all: lib cli
 
@@ -210,6 +210,7 @@ test: deps
 	$(MAKE) test-cli
 	$(MAKE) test-git
 	$(MAKE) test-docker
+	$(MAKE) test-portal
 	$(MAKE) test-hostile
 	$(MAKE) test-packaging
 	$(MAKE) test-deb
@@ -256,6 +257,11 @@ test-git: $(GIT_HELPER)
 # against a local registry, and no Secret Service or a locked one.
 test-docker: $(DOCKER_HELPER)
 	$(HARNESS) IntegrationTests/docker/run.sh $(CURDIR)/$(DOCKER_HELPER) $(PYTHON)
+
+# The file store in a fake Flatpak sandbox (bubblewrap), its master secret
+# from xdg-desktop-portal's Secret portal on a private bus of its own.
+test-portal: $(CLI)
+	IntegrationTests/portal/run.sh $(CURDIR)/$(CLI)
 
 # Against the hostile fake Secret Service (IntegrationTests/hostile): the fake itself,
 # checked with libsecret's secret-tool, then every trust-boundary finding

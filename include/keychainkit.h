@@ -431,7 +431,9 @@ KK_API kk_status kk_open_kernel_keyring_in(kk_kernel_keyring which, kk_keychain 
  *  no secret fails the open with KK_ENOKEY, and nothing is written. Since 0.7. */
 typedef enum kk_master_source {
     /** The first source found: the systemd credential (see
-     *  KK_MASTER_CREDENTIAL). */
+     *  KK_MASTER_CREDENTIAL), else, inside a Flatpak or Snap sandbox
+     *  (/.flatpak-info exists or $SNAP_NAME is set), the Secret portal (see
+     *  KK_MASTER_PORTAL). */
     KK_MASTER_AUTOMATIC = 0,
     /** `master` and `master_len` of the options: the secret itself (1 to
      *  4096 bytes), as libsecret's SECRET_FILE_TEST_PASSWORD. Copied at
@@ -446,7 +448,17 @@ typedef enum kk_master_source {
      *  $CREDENTIALS_DIRECTORY/keychainkit.master, as a unit with
      *  LoadCredentialEncrypted=keychainkit.master:<file> provides it
      *  (`systemd-creds encrypt --name=keychainkit.master ...` makes the file). */
-    KK_MASTER_CREDENTIAL = 3
+    KK_MASTER_CREDENTIAL = 3,
+    /** The app's secret from xdg-desktop-portal's Secret portal
+     *  (org.freedesktop.portal.Secret, version 1), as libsecret and oo7 get
+     *  it in a sandbox: 64 bytes the portal's backend (gnome-keyring,
+     *  KWallet, oo7) keeps in the user's keyring, one per app. Each call to
+     *  the portal is bounded by KK_DEFAULT_TIMEOUT_MS and its answer (it may
+     *  unlock the keyring with a prompt) by KK_DEFAULT_PROMPT_TIMEOUT_MS. No
+     *  portal, or a portal that fails or answers otherwise: KK_ENOKEY, with
+     *  what happened in kk_error_message(); the request dismissed:
+     *  KK_ECANCELED. Since 0.7. */
+    KK_MASTER_PORTAL = 4
 } kk_master_source;
 
 /** The version of kk_file_options that this header describes. */
@@ -458,8 +470,10 @@ typedef struct kk_file_options {
     /** KK_FILE_OPTIONS_VERSION. */
     unsigned int version;
     /** The keyring file. NULL means $XDG_DATA_HOME/keychainkit/default.keyring
-     *  (~/.local/share/keychainkit/default.keyring). Its directory is created
-     *  (mode 0700) at the first write. Copied at open. */
+     *  (~/.local/share/keychainkit/default.keyring); inside a Flatpak or Snap
+     *  sandbox libsecret's $XDG_DATA_HOME/keyrings/default.keyring, so an app
+     *  and its libsecret-using libraries share one file. Its directory is
+     *  created (mode 0700) at the first write. Copied at open. */
     const char *path;
     /** Where the master secret comes from. */
     kk_master_source master_source;
@@ -516,7 +530,7 @@ typedef struct kk_file_options {
  *  KK_EVENT_DELETED. fork(): a child may use the handle.
  *
  *  On success *out owns a handle to release with kk_close(). Returns KK_OK,
- *  KK_EWRONGKEY, KK_ENOKEY, KK_ECORRUPT, KK_EDENIED, KK_EINVAL (out NULL,
+ *  KK_EWRONGKEY, KK_ENOKEY, KK_ECORRUPT, KK_EDENIED, KK_ECANCELED (the portal), KK_EINVAL (out NULL,
  *  an unknown options version or master source, an empty path, master NULL
  *  or master_len over 4096 with KK_MASTER_SECRET, a negative master_fd with
  *  KK_MASTER_FD), KK_EUNKNOWN (the file could not be read) or

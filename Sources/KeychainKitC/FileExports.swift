@@ -19,6 +19,7 @@ public func kk_open_file(_ options: UnsafePointer<kk_file_options>?, _ out: Unsa
         switch options.master_source {
         case KK_MASTER_AUTOMATIC: master = .automatic
         case KK_MASTER_CREDENTIAL: master = .systemdCredential
+        case KK_MASTER_PORTAL: master = .portal
         case KK_MASTER_FD:
             guard options.master_fd >= 0 else { throw invalidArgument("master_fd is negative with KK_MASTER_FD") }
             master = .fileDescriptor(options.master_fd)

@@ -67,13 +67,15 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
         }
     }
 
-    /// The file used when no path is given:
-    /// `$XDG_DATA_HOME/keychainkit/default.keyring` (`~/.local/share/…`).
-    /// Not `keyrings/default.keyring`, libsecret's path, on the host: that
-    /// directory is gnome-keyring's, which loads every `*.keyring` in it
-    /// as a collection of its own format.
+    /// The file used when no path is given. Inside a Flatpak or Snap
+    /// sandbox, libsecret's and oo7's: `$XDG_DATA_HOME/keyrings/default.keyring`
+    /// (per app: `~/.var/app/<id>/data/…` seen from the host), so an app and
+    /// its libsecret-using libraries share one store. Elsewhere
+    /// `$XDG_DATA_HOME/keychainkit/default.keyring` (`~/.local/share/…`):
+    /// the host's `keyrings/` is gnome-keyring's directory, which loads
+    /// every `*.keyring` in it as a collection of its own format.
     public static var defaultPath: String {
-        UserDirectories.dataHome + "/keychainkit/default.keyring"
+        UserDirectories.dataHome + (SecretPortal.isSandboxed ? "/keyrings/default.keyring" : "/keychainkit/default.keyring")
     }
 
     /// On disk.

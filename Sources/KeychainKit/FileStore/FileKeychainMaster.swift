@@ -26,8 +26,13 @@ public enum FileKeychainMaster: Sendable {
     /// `LoadCredentialEncrypted=keychainkit.master:…` provides it.
     case systemdCredential
 
-    /// The first source found: the systemd credential. (The portal of
-    /// sandboxed apps is not supported yet.)
+    /// The app's secret from the Secret portal of Flatpak and Snap
+    /// (``SecretPortal``), as libsecret and oo7 get it inside a sandbox:
+    /// 64 bytes, kept in the user's keyring by the portal's backend.
+    case portal
+
+    /// The first source found: the systemd credential, else — inside a
+    /// Flatpak or Snap sandbox — the Secret portal.
     case automatic
 
     /// The most bytes read as a secret.
@@ -53,17 +58,30 @@ public enum FileKeychainMaster: Sendable {
                 throw FileStoreError(.noMasterKey, "no systemd credential \(Self.credentialName): " + Self.options(for: path))
             }
             return secret
+        case .portal:
+            return try Self.fromPortal()
         case .automatic:
             if let secret = try Self.credential() { return secret }
+            if SecretPortal.isSandboxed { return try Self.fromPortal() }
             throw FileStoreError(.noMasterKey, "no master secret for \(path): " + Self.options(for: path))
         }
+    }
+
+    /// The Secret portal's secret, each call bounded by the Secret
+    /// Service's default timeout and the answer (the portal's backend may
+    /// show an unlock prompt) by its default prompt timeout.
+    private static func fromPortal() throws(FileStoreError) -> MasterSecret {
+        try SecretPortal.retrieveSecret(
+            timeout: UInt64(SecretServiceKeychainInterface.defaultTimeout.components.seconds) * 1_000_000,
+            answerTimeout: UInt64(SecretServiceKeychainInterface.defaultPromptTimeout.components.seconds) * 1_000_000)
     }
 
     /// What to do when no source has a secret.
     static func options(for path: String) -> String {
         "give one on a file descriptor (keychainkit --master-fd, kk_file_options.master_fd), "
             + "as bytes (kk_file_options.master, Keychain.file(master=...)), or as the systemd credential "
-            + "\(credentialName) (LoadCredentialEncrypted=\(credentialName):..., read from $CREDENTIALS_DIRECTORY)"
+            + "\(credentialName) (LoadCredentialEncrypted=\(credentialName):..., read from $CREDENTIALS_DIRECTORY); "
+            + "inside a Flatpak or Snap sandbox, the Secret portal"
     }
 
     /// The systemd credential's bytes; `nil` when there is none.

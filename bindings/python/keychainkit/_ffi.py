@@ -112,9 +112,9 @@ PROMPT_POLICIES = {"automatic": 0, "never": 1, "allowed": 2}
 FILE_OPTIONS_VERSION = 1
 """``KK_FILE_OPTIONS_VERSION``."""
 
-MASTER_SOURCES = {"automatic": 0, "secret": 1, "fd": 2, "credential": 3}
+MASTER_SOURCES = {"automatic": 0, "secret": 1, "fd": 2, "credential": 3, "portal": 4}
 """``kk_master_source``: ``KK_MASTER_AUTOMATIC``, ``KK_MASTER_SECRET``,
-``KK_MASTER_FD``, ``KK_MASTER_CREDENTIAL``."""
+``KK_MASTER_FD``, ``KK_MASTER_CREDENTIAL``, ``KK_MASTER_PORTAL``."""
 
 PERSISTENCES = {0: "persistent", 1: "until reboot", 2: "until logout", 3: "until close"}
 """``kk_persistence``, by value: ``KK_PERSISTENT``, ``KK_UNTIL_REBOOT``,

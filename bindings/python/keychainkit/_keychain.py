@@ -262,6 +262,7 @@ class Keychain(MutableMapping[str, str]):
         master: Optional[Value] = None,
         master_fd: Optional[int] = None,
         credential: bool = False,
+        portal: bool = False,
         lock_timeout: Optional[float] = None,
     ) -> "Keychain":
         """A keychain in an encrypted file, for machines with no Secret
@@ -292,7 +293,12 @@ class Keychain(MutableMapping[str, str]):
         - ``credential=True``: the systemd credential ``keychainkit.master``
           (``$CREDENTIALS_DIRECTORY/keychainkit.master``, as
           ``LoadCredentialEncrypted=keychainkit.master:<file>`` provides it);
-        - none of them: the first source found, today the systemd credential.
+        - ``portal=True``: the app's secret from xdg-desktop-portal's Secret
+          portal, as libsecret gets it inside Flatpak or Snap (64 bytes the
+          portal keeps in the user's keyring, one per app);
+        - none of them: the first source found: the systemd credential, else
+          inside a Flatpak or Snap sandbox the portal. In a sandbox the
+          default ``path`` is libsecret's ``$XDG_DATA_HOME/keyrings/default.keyring``.
 
         There is no fallback: a source that yields no secret raises
         :class:`NoMasterKey`. The file is read at once if it exists: a
@@ -315,9 +321,12 @@ class Keychain(MutableMapping[str, str]):
         Raises :class:`InvalidArgument` for a bad option, or more than one
         master secret source, before the library is called.
         """
-        if not isinstance(credential, bool):
-            raise InvalidArgument(f"credential must be a bool, not {type(credential).__name__}")
-        given = {"master": master is not None, "master_fd": master_fd is not None, "credential": credential}
+        for name, flag in (("credential", credential), ("portal", portal)):
+            if not isinstance(flag, bool):
+                raise InvalidArgument(f"{name} must be a bool, not {type(flag).__name__}")
+        given = {
+            "master": master is not None, "master_fd": master_fd is not None, "credential": credential, "portal": portal,
+        }
         sources = [name for name, chosen in given.items() if chosen]
         if len(sources) > 1:
             raise InvalidArgument(f"give at most one master secret source, not {' and '.join(sources)}")
@@ -340,6 +349,8 @@ class Keychain(MutableMapping[str, str]):
             options.master_fd = master_fd
         elif credential:
             options.master_source = _ffi.MASTER_SOURCES["credential"]
+        elif portal:
+            options.master_source = _ffi.MASTER_SOURCES["portal"]
         buffer: "Optional[Array[c_ubyte]]" = None
         if master is not None:
             buffer, length = _master_buffer(master)

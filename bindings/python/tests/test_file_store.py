@@ -396,6 +396,8 @@ def test_a_bad_path_is_an_invalid_argument(bad: Any) -> None:
         {"master_fd": 0, "credential": True},
         {"master": MASTER, "master_fd": 0, "credential": True},
         {"master": b"", "credential": True},
+        {"master": MASTER, "portal": True},
+        {"credential": True, "portal": True},
     ],
 )
 def test_more_than_one_master_source_is_refused_before_calling_c(
@@ -517,3 +519,14 @@ def test_an_unknown_persistence_is_an_error(monkeypatch: pytest.MonkeyPatch) -> 
     with Keychain.in_memory() as kc, pytest.raises(KeychainError) as caught:
         kc.persistence
     assert caught.value.status == Status.EUNKNOWN and "99" in caught.value.message
+
+
+def test_outside_a_sandbox_the_portal_needs_a_portal_on_the_bus(
+    path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No bus at all: the portal is asked for, and fails at once, saying so.
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", f"unix:path={path}.no-bus")
+    with pytest.raises(NoMasterKey) as caught:
+        Keychain.file(path, portal=True)
+    assert "Secret portal" in caught.value.message
+    assert not path.exists()

@@ -69,9 +69,12 @@ final class BusConnection {
     /// Connects to the bus at `address` (a D-Bus address), or to the session
     /// bus when `nil` (`DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`),
     /// authenticates, and subscribes `receiver` to the signals that match
-    /// `rules`, all within `timeoutMicroseconds`.
+    /// `rules`, all within `timeoutMicroseconds`. `passingFileDescriptors`:
+    /// whether messages may carry file descriptors (to send one: the
+    /// Secret portal's); without, the bus daemon passes us none.
     static func open(
-        address: String?, timeoutMicroseconds: UInt64, subscribing rules: [String], to receiver: BusSignalReceiver
+        address: String?, timeoutMicroseconds: UInt64, subscribing rules: [String], to receiver: BusSignalReceiver,
+        passingFileDescriptors: Bool = false
     ) throws(BusFailure) -> BusConnection {
         let deadline = Deadline(after: timeoutMicroseconds)
         guard let address = address ?? sessionBusAddress() else {
@@ -82,11 +85,11 @@ final class BusConnection {
         var opened: OpaquePointer?
         try BusFailure.check(sd_bus_new(&opened), "creating a bus connection")
         guard let bus = opened else { throw BusFailure.system(ENOMEM, "creating a bus connection") }
-        // No file descriptors: the bus daemon then refuses to pass us any
-        // message that carries one (a peer could otherwise fill our file
-        // table with the signals it sends us).
+        // No file descriptors unless asked: the bus daemon then refuses to
+        // pass us any message that carries one (a peer could otherwise fill
+        // our file table with the signals it sends us).
         let started = address.withCString { sd_bus_set_address(bus, $0) } >= 0
-            && sd_bus_set_bus_client(bus, 1) >= 0 && sd_bus_negotiate_fds(bus, 0) >= 0
+            && sd_bus_set_bus_client(bus, 1) >= 0 && sd_bus_negotiate_fds(bus, passingFileDescriptors ? 1 : 0) >= 0
         let result = started ? sd_bus_start(bus) : -EINVAL
         guard result >= 0 else {
             sd_bus_close_unref(bus)

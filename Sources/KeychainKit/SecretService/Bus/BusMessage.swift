@@ -40,6 +40,27 @@ final class BusMessage {
         try check(sd_bus_message_append_basic(raw, Self.code("b"), &flag))
     }
 
+    /// Appends a file descriptor (`h`): the message carries a duplicate of
+    /// it, so the caller may close its own at once.
+    func append(fileDescriptor fd: Int32) throws(BusFailure) {
+        var descriptor = fd
+        try check(sd_bus_message_append_basic(raw, Self.code("h"), &descriptor))
+    }
+
+    /// Appends a dictionary of string variants (`a{sv}`, each value `s`).
+    func append(stringVariants entries: [(key: String, value: String)]) throws(BusFailure) {
+        try openContainer("a", "{sv}")
+        for (key, value) in entries {
+            try openContainer("e", "sv")
+            try append(key)
+            try openContainer("v", "s")
+            try append(value)
+            try closeContainer()
+            try closeContainer()
+        }
+        try closeContainer()
+    }
+
     /// Appends an array of object paths (`ao`).
     func append(objectPaths paths: [String]) throws(BusFailure) {
         try openContainer("a", "o")
@@ -93,6 +114,13 @@ final class BusMessage {
         var value: Int32 = 0
         guard sd_bus_message_read_basic(raw, Self.code("b"), &value) > 0 else { throw Self.malformed }
         return value != 0
+    }
+
+    /// Reads an unsigned 32-bit integer (`u`).
+    func readUInt32() throws(BusFailure) -> UInt32 {
+        var value: UInt32 = 0
+        guard sd_bus_message_read_basic(raw, Self.code("u"), &value) > 0 else { throw Self.malformed }
+        return value
     }
 
     /// Reads an unsigned 64-bit integer (`t`).
