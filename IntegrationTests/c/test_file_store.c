@@ -278,6 +278,10 @@ TEST_ON(KT_FILE, no_master_secret_source_fails_fast_and_writes_nothing)
     options.master_fd = fds[0];
     CHECK_STATUS(kk_open_file(&options, &kc), KK_ENOKEY); /* an empty pipe */
     close(fds[0]);
+    setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/kk-test-bus", 1);
+    options.master_source = KK_MASTER_PORTAL; /* no bus: no portal, at once */
+    CHECK_STATUS(kk_open_file(&options, &kc), KK_ENOKEY);
+    CHECK(strstr(kk_error_message(), "Secret portal") != NULL);
     options.master_source = (kk_master_source)42;
     CHECK_STATUS(kk_open_file(&options, &kc), KK_EINVAL);
     struct stat st;

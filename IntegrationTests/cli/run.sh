@@ -139,6 +139,20 @@ input=""
 printf 'garbage' >"$work/files/bad.keyring" && chmod 600 "$work/files/bad.keyring"
 expect "file backend: a damaged file: exit 11" 11 "" "not a keyring file" -- \
     env CREDENTIALS_DIRECTORY="$work/cred" "$kk" --backend file --file "$work/files/bad.keyring" ls
+# The headless recipe: the master encrypted with systemd-creds (a test host
+# key instead of /var/lib/systemd/credential.secret), decrypted into
+# $CREDENTIALS_DIRECTORY as systemd does for LoadCredentialEncrypted=.
+head -c 4096 /dev/urandom >"$work/hostkey" && chmod 400 "$work/hostkey"
+mkdir -p "$work/unit-credentials"
+if SYSTEMD_CREDENTIAL_SECRET="$work/hostkey" systemd-creds encrypt --name=keychainkit.master --with-key=host \
+       "$work/cred/keychainkit.master" "$work/master.cred" 2>/dev/null &&
+   SYSTEMD_CREDENTIAL_SECRET="$work/hostkey" systemd-creds decrypt --name=keychainkit.master \
+       "$work/master.cred" "$work/unit-credentials/keychainkit.master" 2>/dev/null; then
+    expect "file backend: a master from systemd-creds (LoadCredentialEncrypted=)" 0 $'in a file\n' "" -- \
+        env KEYCHAINKIT_BACKEND=file KEYCHAINKIT_FILE="$kf" CREDENTIALS_DIRECTORY="$work/unit-credentials" "$kk" get --service "$svc" f:acct
+else
+    bad "file backend: systemd-creds encrypts and decrypts the master" "systemd-creds failed or is missing"
+fi
 expect "file backend: rm" 0 "" "" -- with_fd rm --service "$svc" f:acct
 expect "file backend: absent after rm" 1 "" "no secret" -- with_fd get --service "$svc" f:acct
 expect "memory backend: info says until close" 0 "*" "" -- "$kk" --backend memory info
