@@ -433,7 +433,8 @@ typedef enum kk_master_source {
     /** The first source found: the systemd credential (see
      *  KK_MASTER_CREDENTIAL), else, inside a Flatpak or Snap sandbox
      *  (/.flatpak-info exists or $SNAP_NAME is set), the Secret portal (see
-     *  KK_MASTER_PORTAL). */
+     *  KK_MASTER_PORTAL), else a copy an earlier open cached in the kernel
+     *  (see KK_FILE_CACHE_MASTER). */
     KK_MASTER_AUTOMATIC = 0,
     /** `master` and `master_len` of the options: the secret itself (1 to
      *  4096 bytes), as libsecret's SECRET_FILE_TEST_PASSWORD. Copied at
@@ -486,10 +487,23 @@ typedef struct kk_file_options {
     /** How long a write waits for another process's write to end, in
      *  milliseconds; 0 means KK_DEFAULT_TIMEOUT_MS. */
     unsigned int lock_timeout_ms;
+    /** KK_FILE_CACHE_MASTER, or 0. */
+    unsigned int flags;
 } kk_file_options;
 
+/** kk_file_options.flags: once the master secret opens the file, keep a
+ *  copy in the user's persistent kernel keyring (a "user" key described
+ *  "keychainkit:23:keychainkit-file-master:<absolute path>", readable by the
+ *  user's processes), which KK_MASTER_AUTOMATIC reads last: later processes
+ *  of the user open the file with no source until reboot (or 3 days unused:
+ *  /proc/sys/kernel/keys/persistent_keyring_expiry). Best effort: a kernel
+ *  that refuses caches nothing, and the open still succeeds. A cached copy
+ *  that no longer opens the file is forgotten (the open returns
+ *  KK_EWRONGKEY). Since 0.7. */
+#define KK_FILE_CACHE_MASTER 1u
+
 /** kk_file_options' defaults: the default path, the automatic source. */
-#define KK_FILE_OPTIONS_INIT { KK_FILE_OPTIONS_VERSION, NULL, KK_MASTER_AUTOMATIC, NULL, 0, -1, 0 }
+#define KK_FILE_OPTIONS_INIT { KK_FILE_OPTIONS_VERSION, NULL, KK_MASTER_AUTOMATIC, NULL, 0, -1, 0, 0 }
 
 /** Opens a handle that keeps items in an encrypted file, for machines with
  *  no Secret Service (servers, CI, containers) where items must survive a

@@ -321,6 +321,51 @@ TEST_ON(KT_FILE, master_secret_from_a_descriptor_and_from_a_systemd_credential)
     unsetenv("CREDENTIALS_DIRECTORY");
 }
 
+/** Removes the kernel's cached master of the test's file (its key in the
+ *  persistent keyring, as kk_open_kernel_keyring sees it). */
+static void forget_cached_master(void)
+{
+    kk_keychain *kernel = NULL;
+    if (kk_open_kernel_keyring_in(KK_KERNEL_PERSISTENT, &kernel) != KK_OK) return;
+    kk_remove(kernel, "keychainkit-file-master", kt_file_path());
+    kk_close(kernel);
+}
+
+TEST_ON(KT_FILE, a_master_cached_in_the_kernel_opens_the_file_until_it_no_longer_does)
+{
+    unsetenv("CREDENTIALS_DIRECTORY");
+    forget_cached_master();
+    kk_file_options options = KK_FILE_OPTIONS_INIT;
+    options.path = kt_file_path();
+    kk_keychain *kc = NULL;
+    CHECK_STATUS(kk_open_file(&options, &kc), KK_ENOKEY); /* nothing cached yet */
+    options.master_source = KK_MASTER_SECRET;
+    options.master = (const unsigned char *)KT_FILE_MASTER;
+    options.master_len = strlen(KT_FILE_MASTER);
+    options.flags = KK_FILE_CACHE_MASTER;
+    REQUIRE(CHECK_STATUS(kk_open_file(&options, &kc), KK_OK));
+    CHECK_STATUS(set_str(kc, kt_service(), "a", "cached"), KK_OK);
+    kk_close(kc);
+    /* The kernel holds it where the header says. */
+    kk_keychain *kernel = NULL;
+    REQUIRE(CHECK_STATUS(kk_open_kernel_keyring_in(KK_KERNEL_PERSISTENT, &kernel), KK_OK));
+    CHECK_VALUE(kernel, "keychainkit-file-master", kt_file_path(), KT_FILE_MASTER, strlen(KT_FILE_MASTER));
+    kk_file_options automatic = KK_FILE_OPTIONS_INIT;
+    automatic.path = kt_file_path();
+    REQUIRE(CHECK_STATUS(kk_open_file(&automatic, &kc), KK_OK)); /* no source named: the cache */
+    CHECK_VALUE(kc, kt_service(), "a", "cached", 6);
+    kk_close(kc);
+    /* A cached copy that no longer opens the file is forgotten. */
+    CHECK_STATUS(kk_set(kernel, "keychainkit-file-master", kt_file_path(), "stale", 5), KK_OK);
+    CHECK_STATUS(kk_open_file(&automatic, &kc), KK_EWRONGKEY);
+    CHECK_ABSENT(kernel, "keychainkit-file-master", kt_file_path());
+    CHECK_STATUS(kk_open_file(&automatic, &kc), KK_ENOKEY);
+    options.flags = 2;
+    CHECK_STATUS(kk_open_file(&options, &kc), KK_EINVAL); /* an unknown flag */
+    kk_close(kernel);
+    forget_cached_master();
+}
+
 /* ---- bad files ------------------------------------------------------------------------------ */
 
 /** Opens `path` holding `data`: `want`, and the file unchanged. */

@@ -153,6 +153,10 @@ if SYSTEMD_CREDENTIAL_SECRET="$work/hostkey" systemd-creds encrypt --name=keycha
 else
     bad "file backend: systemd-creds encrypts and decrypts the master" "systemd-creds failed or is missing"
 fi
+expect "file backend: --cache-master keeps the master in the kernel" 0 $'f:acct\n' "" -- with_fd --cache-master ls --service "$svc"
+expect "file backend: a later run needs no source" 0 $'in a file\n' "" -- \
+    env -u CREDENTIALS_DIRECTORY "$kk" --backend file --file "$kf" get --service "$svc" f:acct
+expect "file backend: the cached master is a kernel key" 0 "" "" -- "$kk" --backend kernel rm --service keychainkit-file-master "$kf"
 expect "file backend: rm" 0 "" "" -- with_fd rm --service "$svc" f:acct
 expect "file backend: absent after rm" 1 "" "no secret" -- with_fd get --service "$svc" f:acct
 expect "memory backend: info says until close" 0 "*" "" -- "$kk" --backend memory info

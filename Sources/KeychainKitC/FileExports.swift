@@ -10,7 +10,7 @@ public func kk_open_file(_ options: UnsafePointer<kk_file_options>?, _ out: Unsa
         guard let out else { throw invalidArgument("out is NULL") }
         let options = options?.pointee ?? kk_file_options(
             version: UInt32(KK_FILE_OPTIONS_VERSION), path: nil, master_source: KK_MASTER_AUTOMATIC, master: nil,
-            master_len: 0, master_fd: -1, lock_timeout_ms: 0)
+            master_len: 0, master_fd: -1, lock_timeout_ms: 0, flags: 0)
         guard options.version == UInt32(KK_FILE_OPTIONS_VERSION) else {
             throw invalidArgument("unknown options version \(options.version) (initialize with KK_FILE_OPTIONS_INIT)")
         }
@@ -31,9 +31,14 @@ public func kk_open_file(_ options: UnsafePointer<kk_file_options>?, _ out: Unsa
             master = .secret(Array(UnsafeBufferPointer(start: bytes, count: options.master_len)))
         default: throw invalidArgument("unknown master source \(options.master_source.rawValue)")
         }
+        guard options.flags & ~UInt32(KK_FILE_CACHE_MASTER) == 0 else {
+            throw invalidArgument("unknown flags \(options.flags)")
+        }
         let timeout = options.lock_timeout_ms == 0 ? Int(KK_DEFAULT_TIMEOUT_MS) : Int(options.lock_timeout_ms)
         do throws(KeychainError) {
-            let interface = try FileKeychainInterface(path: path, master: master, lockTimeout: timeout)
+            let interface = try FileKeychainInterface(
+                path: path, master: master, lockTimeout: timeout,
+                cacheMaster: options.flags & UInt32(KK_FILE_CACHE_MASTER) != 0)
             out.pointee = KeychainHandle(interface).toC()
             return KK_OK
         } catch {

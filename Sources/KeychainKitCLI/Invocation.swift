@@ -45,6 +45,8 @@ struct Invocation {
     /// the default path) and `--master-fd` (else the systemd credential).
     var filePath: String?
     var masterDescriptor: Int32?
+    /// `--cache-master`: keep the master secret in the kernel after it opens the file.
+    var cacheMaster = false
 
     static let usage = usageText(
         timeout: SecretServiceKeychainInterface.defaultTimeout, promptTimeout: SecretServiceKeychainInterface.defaultPromptTimeout)
@@ -55,7 +57,7 @@ struct Invocation {
            keychainkit [--collection C] [--prompt never|allowed|automatic]
                        [--timeout MS] [--prompt-timeout MS] [--require-encryption]
                        COMMAND ...
-           keychainkit --backend file [--file PATH] [--master-fd N] COMMAND ...
+           keychainkit --backend file [--file PATH] [--master-fd N] [--cache-master] COMMAND ...
 
     Stores, reads, lists and watches secrets in the Linux keychain: the
     freedesktop Secret Service (gnome-keyring, KWallet, KeePassXC), or, where
@@ -93,7 +95,12 @@ struct Invocation {
       --master-fd N     file: read the master secret from descriptor N to its
                         end, as given (printf '%s' secret, not echo); without
                         it, the systemd credential keychainkit.master
-                        ($CREDENTIALS_DIRECTORY); never a default
+                        ($CREDENTIALS_DIRECTORY), inside a Flatpak or Snap
+                        sandbox the Secret portal, else a copy --cache-master
+                        kept; never a default
+      --cache-master    file: once the master secret opens the file, keep a
+                        copy in the kernel's persistent keyring until reboot,
+                        so later runs need no --master-fd
       --service S, -s S
                         the service the account belongs to (default:
                         keychainkit)
@@ -223,6 +230,7 @@ struct Invocation {
             case "--prompt-timeout": promptTimeout = try Self.milliseconds(try value(of: argument), argument)
             case "--require-encryption": transfer = .requireEncrypted
             case "--file": filePath = try value(of: argument)
+            case "--cache-master": cacheMaster = true
             case "--master-fd":
                 let text = try value(of: argument)
                 guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),

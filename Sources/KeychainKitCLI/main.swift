@@ -46,7 +46,8 @@ do throws(CLIFailure) {
         let path = invocation.filePath ?? getenv("KEYCHAINKIT_FILE").map { String(cString: $0) }
         let master: FileKeychainMaster = invocation.masterDescriptor.map { .fileDescriptor($0) } ?? .automatic
         do throws(KeychainError) {
-            keychain = Keychain(interface: try FileKeychainInterface(path: path.flatMap { $0.isEmpty ? nil : $0 }, master: master))
+            keychain = Keychain(interface: try FileKeychainInterface(
+                path: path.flatMap { $0.isEmpty ? nil : $0 }, master: master, cacheMaster: invocation.cacheMaster))
         } catch {
             throw CLIFailure(error, doing: "opening the keyring file", detail: FileKeychainInterface.openFailureDetail)
         }

@@ -47,8 +47,13 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
     /// file if it exists: a wrong master secret, a damaged file or one
     /// others may read fail here. Creates nothing until the first write.
     /// `lockTimeout`: how long a write waits for another writer, in
-    /// milliseconds.
-    public init(path: String? = nil, master: FileKeychainMaster, lockTimeout: Int = 5000) throws(KeychainError) {
+    /// milliseconds. `cacheMaster`: once the secret opens the file, keep a
+    /// copy in the kernel's persistent keyring, which the automatic source
+    /// of later opens reads (``KernelMasterCache``); a cached copy that no
+    /// longer opens the file is forgotten.
+    public init(
+        path: String? = nil, master: FileKeychainMaster, lockTimeout: Int = 5000, cacheMaster: Bool = false
+    ) throws(KeychainError) {
         FailureDetail.set(nil)
         let given = path ?? FileKeychainInterface.defaultPath
         let path = KeyringFileSystem.absolute(given)
@@ -59,8 +64,15 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
             guard !given.isEmpty, !given.utf8.contains(0), !given.hasSuffix("/") else {
                 throw FileStoreError(.invalidArgument, "the keyring file's path is empty, holds NUL or names a directory")
             }
-            self.master = try master.resolve(for: path)
-            try state.withLock { state throws(FileStoreError) in try refresh(&state) }
+            let (secret, cached) = try master.resolve(for: path)
+            self.master = secret
+            do throws(FileStoreError) {
+                try state.withLock { state throws(FileStoreError) in try refresh(&state) }
+            } catch {
+                if cached && error.error == .wrongMasterKey { KernelMasterCache.forget(for: path) }
+                throw error
+            }
+            if cacheMaster && !cached { KernelMasterCache.store(secret, for: path) }
         } catch {
             FailureDetail.set(error.detail)
             throw error.error

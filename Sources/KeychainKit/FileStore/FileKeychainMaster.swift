@@ -32,7 +32,9 @@ public enum FileKeychainMaster: Sendable {
     case portal
 
     /// The first source found: the systemd credential, else — inside a
-    /// Flatpak or Snap sandbox — the Secret portal.
+    /// Flatpak or Snap sandbox — the Secret portal, else a copy cached in
+    /// the kernel's persistent keyring by an earlier open of the file
+    /// (``KernelMasterCache``).
     case automatic
 
     /// The most bytes read as a secret.
@@ -44,9 +46,21 @@ public enum FileKeychainMaster: Sendable {
     /// The name of the systemd credential.
     public static let credentialName = "keychainkit.master"
 
-    /// The secret, read from its source; ``KeychainError/noMasterKey``
-    /// (with what to do) when the source has none.
-    func resolve(for path: String) throws(FileStoreError) -> MasterSecret {
+    /// The secret, read from its source, and whether it came from the
+    /// kernel's cache; ``KeychainError/noMasterKey`` (with what to do) when
+    /// the source has none.
+    func resolve(for path: String) throws(FileStoreError) -> (secret: MasterSecret, cached: Bool) {
+        if case .automatic = self {
+            if let secret = try Self.credential() { return (secret, false) }
+            if SecretPortal.isSandboxed { return (try Self.fromPortal(), false) }
+            if let secret = KernelMasterCache.master(for: path) { return (secret, true) }
+            throw FileStoreError(.noMasterKey, "no master secret for \(path): " + Self.options(for: path))
+        }
+        return (try resolveNamed(for: path), false)
+    }
+
+    /// The secret of a source named explicitly.
+    private func resolveNamed(for path: String) throws(FileStoreError) -> MasterSecret {
         switch self {
         case let .secret(bytes):
             guard !bytes.isEmpty else { throw FileStoreError(.noMasterKey, "the master secret given is empty") }
@@ -60,9 +74,7 @@ public enum FileKeychainMaster: Sendable {
             return secret
         case .portal:
             return try Self.fromPortal()
-        case .automatic:
-            if let secret = try Self.credential() { return secret }
-            if SecretPortal.isSandboxed { return try Self.fromPortal() }
+        case .automatic:  // resolved by resolve(for:)
             throw FileStoreError(.noMasterKey, "no master secret for \(path): " + Self.options(for: path))
         }
     }
@@ -81,7 +93,9 @@ public enum FileKeychainMaster: Sendable {
         "give one on a file descriptor (keychainkit --master-fd, kk_file_options.master_fd), "
             + "as bytes (kk_file_options.master, Keychain.file(master=...)), or as the systemd credential "
             + "\(credentialName) (LoadCredentialEncrypted=\(credentialName):..., read from $CREDENTIALS_DIRECTORY); "
-            + "inside a Flatpak or Snap sandbox, the Secret portal"
+            + "inside a Flatpak or Snap sandbox, the Secret portal; "
+            + "or, after an open that cached it (kk_file_options.flags KK_FILE_CACHE_MASTER, --cache-master), "
+            + "the kernel's persistent keyring"
     }
 
     /// The systemd credential's bytes; `nil` when there is none.

@@ -70,6 +70,7 @@ class FileOptions(Structure):
         ("master_len", c_size_t),
         ("master_fd", c_int),
         ("lock_timeout_ms", c_uint),
+        ("flags", c_uint),
     ]
 
 
@@ -111,6 +112,9 @@ PROMPT_POLICIES = {"automatic": 0, "never": 1, "allowed": 2}
 
 FILE_OPTIONS_VERSION = 1
 """``KK_FILE_OPTIONS_VERSION``."""
+
+FILE_CACHE_MASTER = 1
+"""``KK_FILE_CACHE_MASTER``: a ``kk_file_options.flags`` bit."""
 
 MASTER_SOURCES = {"automatic": 0, "secret": 1, "fd": 2, "credential": 3, "portal": 4}
 """``kk_master_source``: ``KK_MASTER_AUTOMATIC``, ``KK_MASTER_SECRET``,

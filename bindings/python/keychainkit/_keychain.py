@@ -263,6 +263,7 @@ class Keychain(MutableMapping[str, str]):
         master_fd: Optional[int] = None,
         credential: bool = False,
         portal: bool = False,
+        cache_master: bool = False,
         lock_timeout: Optional[float] = None,
     ) -> "Keychain":
         """A keychain in an encrypted file, for machines with no Secret
@@ -298,7 +299,13 @@ class Keychain(MutableMapping[str, str]):
           portal keeps in the user's keyring, one per app);
         - none of them: the first source found: the systemd credential, else
           inside a Flatpak or Snap sandbox the portal. In a sandbox the
-          default ``path`` is libsecret's ``$XDG_DATA_HOME/keyrings/default.keyring``.
+          default ``path`` is libsecret's ``$XDG_DATA_HOME/keyrings/default.keyring``;
+          outside, last, a copy an earlier ``cache_master=True`` open kept.
+
+        ``cache_master=True``: once the secret opens the file, keep a copy in
+        the user's persistent kernel keyring (until reboot, or 3 days
+        unused), which the automatic source of later opens reads; best
+        effort, and a cached copy that no longer opens the file is forgotten.
 
         There is no fallback: a source that yields no secret raises
         :class:`NoMasterKey`. The file is read at once if it exists: a
@@ -321,7 +328,7 @@ class Keychain(MutableMapping[str, str]):
         Raises :class:`InvalidArgument` for a bad option, or more than one
         master secret source, before the library is called.
         """
-        for name, flag in (("credential", credential), ("portal", portal)):
+        for name, flag in (("credential", credential), ("portal", portal), ("cache_master", cache_master)):
             if not isinstance(flag, bool):
                 raise InvalidArgument(f"{name} must be a bool, not {type(flag).__name__}")
         given = {
@@ -343,6 +350,7 @@ class Keychain(MutableMapping[str, str]):
             master_len=0,
             master_fd=-1,
             lock_timeout_ms=_milliseconds(lock_timeout, "lock_timeout"),
+            flags=_ffi.FILE_CACHE_MASTER if cache_master else 0,
         )
         if master_fd is not None:
             options.master_source = _ffi.MASTER_SOURCES["fd"]

@@ -530,3 +530,15 @@ def test_outside_a_sandbox_the_portal_needs_a_portal_on_the_bus(
         Keychain.file(path, portal=True)
     assert "Secret portal" in caught.value.message
     assert not path.exists()
+
+
+def test_a_master_cached_in_the_kernel_opens_the_file_later(path: pathlib.Path, no_credential: None) -> None:
+    kernel = Keychain.kernel_keyring(keyring="persistent", service="keychainkit-file-master")
+    try:
+        with Keychain.file(path, master=MASTER, cache_master=True) as first:
+            first["a"] = "cached"
+        assert kernel[str(path)] == MASTER
+        with Keychain.file(path) as later:  # no source named: the kernel's copy
+            assert later["a"] == "cached"
+    finally:
+        kernel.pop(str(path), None)
