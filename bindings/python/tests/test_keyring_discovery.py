@@ -58,6 +58,20 @@ def test_keyringrc_selects_it(secret_service: None, tmp_path: Path) -> None:
     assert report(tmp_path)["chosen"] == OURS
 
 
+def test_without_the_library_keyring_stays_quiet(tmp_path: Path) -> None:
+    # The package installed, its library missing: keyring registers nothing of
+    # ours and prints nothing; importing the package still says what to do.
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHON_KEYRING_BACKEND"}
+    environment.update(XDG_CONFIG_HOME=str(tmp_path), KEYCHAINKIT_LIBRARY=str(tmp_path / "libkeychainkit.so.0"))
+    result = subprocess.run([sys.executable, "-c", REPORT], env=environment, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    assert OURS not in json.loads(result.stdout)["rings"]
+    result = subprocess.run(
+        [sys.executable, "-c", "import keychainkit"], env=environment, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode != 0 and "KEYCHAINKIT_LIBRARY" in result.stderr and "cannot load libkeychainkit" in result.stderr
+
+
 def test_without_a_secret_service_it_is_not_viable(secret_service: None, tmp_path: Path) -> None:
     probe = (
         "from keychainkit.keyring_backend import Keyring\n"
