@@ -155,7 +155,7 @@ WHEEL_STAGE := $(BUILD)/wheel-stage
 wheel: $(LIB)
 	rm -rf $(WHEEL_STAGE) $(BUILD)/keychainkit-*.whl
 	mkdir -p $(WHEEL_STAGE)/bindings/python $(WHEEL_STAGE)/include
-	cp -R bindings/python/pyproject.toml bindings/python/setup.py bindings/python/README.md \
+	cp -R bindings/python/pyproject.toml bindings/python/setup.py bindings/python/README.md bindings/python/keychainkit_keyring.py \
 	    bindings/python/keychainkit $(WHEEL_STAGE)/bindings/python/
 	rm -rf $(WHEEL_STAGE)/bindings/python/keychainkit/__pycache__
 	cp include/keychainkit.h $(WHEEL_STAGE)/include/

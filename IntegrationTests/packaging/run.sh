@@ -230,7 +230,7 @@ check "make wheel: keychainkit-$header_version-py3-none-linux_$(uname -m).whl, w
     wheel_is_built_and_carries_the_library
 
 cat > "$work/use_wheel.py" <<'PY'
-import importlib.metadata, os, sys, sysconfig
+import importlib.metadata, importlib.util, os, sys, sysconfig
 import keychainkit
 from keychainkit import Keychain
 expected = sys.argv[1]
@@ -239,6 +239,12 @@ assert package.startswith(sysconfig.get_paths()["platlib"]), package
 assert keychainkit.library_path() == os.path.join(package, "libkeychainkit.so.0"), keychainkit.library_path()
 versions = (keychainkit.__version__, importlib.metadata.version("keychainkit"), keychainkit.library_version())
 assert versions == (expected,) * 3, versions
+# keyring's entry point names a module the wheel carries; it registers ours
+# when keyring is there (this venv has none: then nothing, quietly).
+(plugin,) = [e for e in importlib.metadata.entry_points(group="keyring.backends") if e.name == "keychainkit"]
+registered = plugin.load().Keyring
+has_keyring = importlib.util.find_spec("keyring") is not None
+assert (registered is not None) == has_keyring and (registered is None or registered.__module__ == "keychainkit.keyring_backend")
 backends = [Keychain.in_memory(service="wheel-check")]
 if os.environ.get("KEYCHAINKIT_TEST_KEYRING") == "private":
     backends.append(Keychain(service="wheel-check", prompts="never"))
