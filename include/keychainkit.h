@@ -538,7 +538,9 @@ typedef struct kk_file_options {
  *  durably: a new file of mode 0600, fsync, rename, fsync of the directory.
  *  So concurrent writers, in this process or others, lose nothing; a reader
  *  sees a whole file, old or new; a kill at any moment leaves the last
- *  acknowledged write. Items another master secret sealed are kept as they
+ *  acknowledged write (and the next write removes the new file it left). A
+ *  path that is a symbolic link is followed at open: writes replace its
+ *  target, and the link stays. Items another master secret sealed are kept as they
  *  are, never read. Observers hear changes made by other handles and
  *  processes (libsecret's too) through inotify, as KK_EVENT_CHANGED and
  *  KK_EVENT_DELETED. fork(): a child may use the handle.

@@ -542,6 +542,34 @@ TEST_ON(KT_FILE, a_writer_killed_at_any_moment_loses_no_acknowledged_write)
     }
 }
 
+TEST_ON(KT_FILE, the_next_write_removes_what_a_killed_writer_left_and_a_link_stays_a_link)
+{
+    /* A new file a writer killed before its rename left beside the file. */
+    char leftover[500];
+    snprintf(leftover, sizeof leftover, "%s.d/keys.keyring.Ab12Cd", kt_file_path());
+    char directory[500], target[600], link[500];
+    snprintf(directory, sizeof directory, "%s.d", kt_file_path());
+    REQUIRE(mkdir(directory, 0700) == 0);
+    write_file(leftover, "half a file", 11, 0600);
+    snprintf(target, sizeof target, "%s/keys.keyring", directory);
+    kk_keychain *kc = NULL;
+    REQUIRE(CHECK_STATUS(kt_open_file(target, KT_FILE_MASTER, &kc), KK_OK));
+    CHECK_STATUS(set_str(kc, kt_service(), "a", "v"), KK_OK);
+    kk_close(kc);
+    struct stat st;
+    CHECK(stat(leftover, &st) != 0);
+    /* A keyring file kept elsewhere behind a symbolic link. */
+    snprintf(link, sizeof link, "%s.link", kt_file_path());
+    REQUIRE(symlink(target, link) == 0);
+    REQUIRE(CHECK_STATUS(kt_open_file(link, KT_FILE_MASTER, &kc), KK_OK));
+    CHECK_STATUS(set_str(kc, kt_service(), "b", "w"), KK_OK);
+    kk_close(kc);
+    CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+    REQUIRE(CHECK_STATUS(kt_open_file(target, KT_FILE_MASTER, &kc), KK_OK));
+    CHECK_VALUE(kc, kt_service(), "b", "w", 1);
+    kk_close(kc);
+}
+
 /* ---- persistence, every backend ----------------------------------------------------------- */
 
 TEST(persistence_is_reported)

@@ -157,17 +157,47 @@ enum KeyringFileSystem {
             var held = stat(), named = stat()
             guard fstat(fd, &held) == 0, stat(lockPath, &named) == 0, held.st_ino == named.st_ino,
                   held.st_dev == named.st_dev else { continue }
+            removeLeftovers(of: path)
             return try body()
         }
     }
 
     /// `path` made absolute against the working directory.
+    /// A symbolic link at `path` (a keyring file kept elsewhere, as dotfiles
+    /// are) is followed to its target, so that a write replaces the target
+    /// and the link stays.
     static func absolute(_ path: String) -> String {
+        var link = stat()
+        if lstat(path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK, let resolved = realpath(path, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
         if path.hasPrefix("/") { return path }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return path }
         let directory = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         return (directory == "/" ? "" : directory) + "/" + path
+    }
+
+    /// Removes the new files a writer killed before its rename left beside
+    /// `path` (`<name>.XXXXXX`, ours, regular). Called with the writers'
+    /// lock held, when no writer of ours has one in progress.
+    static func removeLeftovers(of path: String) {
+        let directory = directoryName(of: path)
+        let prefix = Array(path.utf8.split(separator: UInt8(ascii: "/")).last ?? []) + [UInt8(ascii: ".")]
+        guard let stream = opendir(directory) else { return }
+        defer { closedir(stream) }
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            guard name.count == prefix.count + 6, name.starts(with: prefix),
+                  name[prefix.count...].allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+            else { continue }
+            let leftover = directory + "/" + String(decoding: name, as: UTF8.self)
+            var status = stat()
+            if lstat(leftover, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid() {
+                unlink(leftover)
+            }
+        }
     }
 
     static func directoryName(of path: String) -> String {
