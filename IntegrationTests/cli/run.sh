@@ -162,6 +162,24 @@ expect "file backend: absent after rm" 1 "" "no secret" -- with_fd get --service
 expect "memory backend: info says until close" 0 "*" "" -- "$kk" --backend memory info
 grep -q "persistence: until close" "$work/out" && ok "memory backend: persistence until close" || bad "memory backend: persistence until close" "$(cat "$work/out")"
 
+# run: secrets in the command's environment, never in arguments or output.
+input=$'run-secret\n'
+expect "run: set the secret" 0 "" "" -- "$kk" set --service "$svc" run:acct
+input=""
+expect "run: the command sees the secret in NAME, and its exit status is passed through" 7 "ok" "" -- \
+    "$kk" run --service "$svc" --env RUN_TOKEN=run:acct -- sh -c 'test "$RUN_TOKEN" = run-secret && printf ok && exit 7'
+expect "run: a variable already set is replaced" 0 "ok" "" -- \
+    env RUN_TOKEN=old "$kk" run --service "$svc" --env RUN_TOKEN=run:acct -- sh -c 'test "$RUN_TOKEN" = run-secret && printf ok'
+expect "run: the command's arguments hold no secret" 0 "*" "" -- \
+    "$kk" run --service "$svc" --env RUN_TOKEN=run:acct -- sh -c 'tr "\0" " " </proc/$$/cmdline'
+grep -q run-secret "$work/out" && bad "run: the command's arguments hold no secret" "$(cat "$work/out")" || ok "run: no secret in /proc/PID/cmdline"
+expect "run: an absent account runs nothing, exit 1" 1 "" "no secret for 'nobody'" -- \
+    "$kk" run --service "$svc" --env RUN_TOKEN=nobody -- sh -c 'echo ran'
+expect "run: a bad NAME is bad usage" 2 "" "NAME=ACCOUNT" -- "$kk" run --service "$svc" --env 9X=run:acct -- true
+expect "run: no --env is bad usage" 2 "" "at least one --env" -- "$kk" run --service "$svc" -- true
+expect "run: a command not found: exit 127" 127 "" "cannot run" -- "$kk" run --service "$svc" --env T=run:acct -- /nonexistent/cmd
+expect "run: rm" 0 "" "" -- "$kk" rm --service "$svc" run:acct
+
 "$kk" get --service "$svc" bob >&- 2>"$work/err"; status=$?
 if [ "$status" = 8 ] && grep -q "cannot write standard output" "$work/err"; then ok "closed stdout: exit 8"; else bad "closed stdout: exit 8" "exit $status: $(cat "$work/err")"; fi
 

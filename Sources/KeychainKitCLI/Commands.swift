@@ -44,6 +44,8 @@ struct Commands {
                 try keychain.accounts(inService: service)
             }
             for account in accounts { try StandardStreams.writeNameLine(account) }
+        case let .run(bindings, command):
+            try runCommand(command, with: bindings)
         case .info:
             try StandardStreams.writeLine("backend: \(backend.rawValue)")
             if let store = keychain.storeIdentity { try StandardStreams.writeNameLine("store: \(store)") }
@@ -60,6 +62,36 @@ struct Commands {
         case .version:
             try StandardStreams.writeLine("keychainkit \(String(cString: kk_version_string()))")
         }
+    }
+
+    /// Reads each binding's secret, puts it in the environment, and
+    /// replaces this process with `command` (so its exit status is the
+    /// command's). Nothing is run when a secret is missing or unusable.
+    private func runCommand(_ command: [String], with bindings: [(name: String, account: String)]) throws(CLIFailure) {
+        var values: [(name: String, value: [UInt8])] = []
+        for (name, account) in bindings {
+            let key = try key(account)
+            let found = try keychainCall(on: keychain, "reading '\(account)'") { () throws(KeychainError) in
+                try keychain.data(forKey: key)
+            }
+            guard let value = found else { throw CLIFailure(.notFound, "no secret for '\(account)' on '\(service)'") }
+            guard !value.contains(0) else {
+                throw CLIFailure(.usage, "the secret of '\(account)' holds a NUL byte, which no environment variable can")
+            }
+            values.append((name, value))
+        }
+        for index in values.indices {
+            var text = values[index].value + [0]
+            _ = text.withUnsafeBytes { setenv(values[index].name, $0.baseAddress!.assumingMemoryBound(to: CChar.self), 1) }
+            text.wipe()
+            values[index].value.wipe()
+        }
+        var arguments = command.map { strdup($0) } + [nil]
+        execvp(command[0], &arguments)
+        let error = errno
+        for argument in arguments { free(argument) }
+        let code: ExitCode = error == ENOENT ? .commandNotFound : .commandNotExecutable
+        throw CLIFailure(code, "cannot run '\(command[0])': \(String(cString: strerror(error)))")
     }
 
     /// The key of `account`; one that cannot address an item is bad usage,

@@ -16,6 +16,9 @@ enum ExitCode: Int32 {
     case wrongMasterKey = 9
     case noMasterKey = 10
     case corruptStore = 11
+    /// `run`: the command could not be executed, or was not found (as shells say).
+    case commandNotExecutable = 126
+    case commandNotFound = 127
 
     /// The exit code of a failure with `error`: the one of its `kk_status`.
     init(_ error: KeychainError) {

@@ -10,6 +10,8 @@ struct Invocation {
         case list
         /// What the keychain is and how long its items last.
         case info
+        /// Runs `command` with the secrets of `bindings` in its environment.
+        case run(bindings: [(name: String, account: String)], command: [String])
         case watch(account: String, interval: Duration?)
         /// git's credential helper protocol (``GitCredentialHelper``).
         case gitCredential(operation: String)
@@ -73,6 +75,13 @@ struct Invocation {
       info              print the backend, its store, and how long its items
                         last (persistence: persistent, until reboot, until
                         logout, until close)
+      run --env NAME=ACCOUNT ... -- COMMAND [ARG...]
+                        run COMMAND with each ACCOUNT's secret in environment
+                        variable NAME (as envchain and op run do): never in
+                        arguments or output; its exit status is COMMAND's
+                        (126 not executable, 127 not found). Any process of the
+                        same user can read a process's environment
+                        (/proc/PID/environ), and COMMAND's children inherit it
       watch ACCOUNT     print a line per change until interrupted, as the
                         service announces changes
       git-credential get|store|erase
@@ -105,6 +114,9 @@ struct Invocation {
                         the service the account belongs to (default:
                         keychainkit)
       -n, --no-newline  get: print the exact bytes, no newline
+      --env NAME=ACCOUNT
+                        run: put ACCOUNT's secret in NAME (repeatable; NAME is
+                        letters, digits and _, not starting with a digit)
       --interval MS     watch: also re-read every MS milliseconds (for changes
                         no service announces: another tool's in-place update)
       --collection C    Secret Service: put new items in collection C (an alias
@@ -155,6 +167,7 @@ struct Invocation {
       9                 file: the master secret does not open the file
       10                file: no master secret
       11                file: damaged, foreign or weak keyring file
+      126, 127          run: COMMAND not executable, not found (else its own)
     """
     }
 
@@ -188,6 +201,16 @@ struct Invocation {
       8                 input/output error
     """
 
+    /// Whether `name` can name an environment variable portably (POSIX's
+    /// portable set): letters, digits and `_`, not starting with a digit.
+    static func isEnvironmentName(_ name: Substring) -> Bool {
+        guard let first = name.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }
+        return name.utf8.allSatisfy { byte in
+            byte == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        }
+    }
+
     /// The longest time an option may give: one day, in milliseconds.
     static let longestMilliseconds = 86_400_000
 
@@ -209,6 +232,7 @@ struct Invocation {
         var newline = true
         var interval: Duration?
         var positional: [String] = []
+        var bindings: [(name: String, account: String)] = []
         var index = 0
 
         func value(of flag: String) throws(CLIFailure) -> String {
@@ -231,6 +255,12 @@ struct Invocation {
             case "--require-encryption": transfer = .requireEncrypted
             case "--file": filePath = try value(of: argument)
             case "--cache-master": cacheMaster = true
+            case "--env":
+                let binding = try value(of: argument)
+                guard let equals = binding.firstIndex(of: "="), Self.isEnvironmentName(binding[..<equals]) else {
+                    throw CLIFailure(.usage, "--env needs NAME=ACCOUNT, NAME letters, digits and _ not starting with a digit")
+                }
+                bindings.append((String(binding[..<equals]), String(binding[binding.index(after: equals)...])))
             case "--master-fd":
                 let text = try value(of: argument)
                 guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
@@ -291,6 +321,10 @@ struct Invocation {
             guard operands.isEmpty else { throw CLIFailure(.usage, "info takes no operands") }
             command = .info
         case "watch": command = .watch(account: try account(), interval: interval)
+        case "run":
+            guard !bindings.isEmpty else { throw CLIFailure(.usage, "run needs at least one --env NAME=ACCOUNT") }
+            guard !operands.isEmpty else { throw CLIFailure(.usage, "run needs a COMMAND after --") }
+            command = .run(bindings: bindings, command: operands)
         case "git-credential":
             guard operands.count == 1 else { throw CLIFailure(.usage, "git-credential takes one operation (get, store, erase)") }
             command = .gitCredential(operation: operands[0])

@@ -51,6 +51,8 @@ do throws(CLIFailure) {
         } catch {
             throw CLIFailure(error, doing: "opening the keyring file", detail: FileKeychainInterface.openFailureDetail)
         }
+        // Read to its end, and not for the command `run` executes.
+        if let fd = invocation.masterDescriptor { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
     }
     let commands = Commands(
         keychain: keychain, backend: invocation.backend, service: invocation.service ?? Invocation.defaultService,
