@@ -14,7 +14,7 @@ final class InMemoryChangeSource: OutsideChangeSource, @unchecked Sendable {
     let generation = ForkGeneration.current
 
     private let store: InMemoryStore
-    private let queue = Locked<[OutsideChange]>([])
+    private let queue = OutsideChangeQueue()
 
     /// Made readable by ``post(_:)``; `nil` when the system refused a pipe
     /// (then waits look at the queue every 10 ms).
@@ -28,7 +28,7 @@ final class InMemoryChangeSource: OutsideChangeSource, @unchecked Sendable {
 
     /// Queues a change another interface made (called under the store's lock).
     func post(_ change: OutsideChange) {
-        queue.withLock { $0.append(change) }
+        queue.post(CollectionOfOne(change))
         posted?.raise()
     }
 
@@ -36,22 +36,13 @@ final class InMemoryChangeSource: OutsideChangeSource, @unchecked Sendable {
     func listen(for keys: Set<KeychainAttributes>) {}
 
     func waitForChanges(of keys: Set<KeychainAttributes>, wakingOn wake: Int32) -> [OutsideChange] {
-        if queue.withLock({ $0.isEmpty }) {
+        if queue.isEmpty {
             var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: posted?.readEnd ?? -1, events: Int16(POLLIN), revents: 0)]
             _ = poll(&fds, 2, posted == nil ? 10 : 1000)
         }
         posted?.drain()
-        let changes = queue.withLock { queue in
-            defer { queue.removeAll(keepingCapacity: true) }
-            return queue
-        }
-        return changes.filter { change in
-            switch change {
-            case let .changed(key), let .deleted(key): keys.contains(key)
-            case .everything: true
-            }
-        }
+        return queue.take(for: keys)
     }
 
     func close() {

@@ -15,7 +15,7 @@ final class FileChangeSource: OutsideChangeSource, @unchecked Sendable {
     /// The ``ForkGeneration`` it was made in.
     let generation = ForkGeneration.current
     private let name: [UInt8]
-    private let queue = Locked<[OutsideChange]>([])
+    private let queue = OutsideChangeQueue()
     private var inotify: Int32 = -1
     /// The watched directory was removed or moved: the watch is over.
     private var watchEnded = false
@@ -28,7 +28,7 @@ final class FileChangeSource: OutsideChangeSource, @unchecked Sendable {
 
     /// Queues changes the interface found (called under its lock).
     func post(_ changes: [OutsideChange]) {
-        queue.withLock { $0 += changes }
+        queue.post(changes)
     }
 
     /// Watches the directory from now on (once; it may not exist yet: then
@@ -48,12 +48,12 @@ final class FileChangeSource: OutsideChangeSource, @unchecked Sendable {
         // the watch began is read now, and not reported.
         _ = try? interface.state.withLock { state throws(FileStoreError) in
             try interface.refresh(&state)
-            queue.withLock { $0.removeAll() }
+            queue.removeAll()
         }
     }
 
     func waitForChanges(of keys: Set<KeychainAttributes>, wakingOn wake: Int32) -> [OutsideChange] {
-        if queue.withLock({ $0.isEmpty }) {
+        if queue.isEmpty {
             if inotify < 0 { listen(for: keys) }
             var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)]
@@ -67,16 +67,7 @@ final class FileChangeSource: OutsideChangeSource, @unchecked Sendable {
                 watchEnded = false
             }
         }
-        let changes = queue.withLock { queue in
-            defer { queue.removeAll(keepingCapacity: true) }
-            return queue
-        }
-        return changes.filter { change in
-            switch change {
-            case let .changed(key), let .deleted(key): keys.contains(key)
-            case .everything: true
-            }
-        }
+        return queue.take(for: keys)
     }
 
     func close() {

@@ -57,13 +57,10 @@ enum KeyringFileSystem {
             throw FileStoreError(.corruptStore, "\(path) is \(status.st_size) bytes, more than a keyring file holds")
         }
         var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
-        var done = 0
-        while done < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
-            if got < 0 && errno == EINTR { continue }
-            guard got > 0 else { throw failure(got < 0 ? errno : EIO, "cannot read", path) }
-            done += got
+        let error = whole(bytes.count) { done in
+            bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
         }
+        if let error { throw failure(error, "cannot read", path) }
         return (bytes, FileStamp(status), held)
     }
 
@@ -89,13 +86,10 @@ enum KeyringFileSystem {
         let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         var renamed = false
         defer { if !renamed { close(fd); unlink(temporary) } }
-        var done = 0
-        while done < bytes.count {
-            let wrote = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
-            if wrote < 0 && errno == EINTR { continue }
-            guard wrote > 0 else { throw failure(wrote < 0 ? errno : EIO, "cannot write", temporary) }
-            done += wrote
+        let error = whole(bytes.count) { done in
+            bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
         }
+        if let error { throw failure(error, "cannot write", temporary) }
         guard fchmod(fd, 0o600) == 0, fsync(fd) == 0 else { throw failure(errno, "cannot sync", temporary) }
         // The last look before the rename; what another program writes in
         // the microseconds between them is lost, as between two libsecret
@@ -198,6 +192,20 @@ enum KeyringFileSystem {
                 unlink(leftover)
             }
         }
+    }
+
+    /// Calls `step` (a read or write of what is left from its offset) until
+    /// `count` bytes are done, again after EINTR; the errno that stopped it
+    /// (EIO for an end too early), or `nil`.
+    private static func whole(_ count: Int, _ step: (_ done: Int) -> Int) -> Int32? {
+        var done = 0
+        while done < count {
+            let moved = step(done)
+            if moved < 0 && errno == EINTR { continue }
+            guard moved > 0 else { return moved < 0 ? errno : EIO }
+            done += moved
+        }
+        return nil
     }
 
     static func directoryName(of path: String) -> String {
