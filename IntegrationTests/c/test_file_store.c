@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -567,6 +568,31 @@ TEST_ON(KT_FILE, the_next_write_removes_what_a_killed_writer_left_and_a_link_sta
     CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
     REQUIRE(CHECK_STATUS(kt_open_file(target, KT_FILE_MASTER, &kc), KK_OK));
     CHECK_VALUE(kc, kt_service(), "b", "w", 1);
+    kk_close(kc);
+}
+
+TEST_ON(KT_FILE, a_write_waits_for_another_writers_lock_at_most_its_timeout)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    CHECK_STATUS(set_str(kc, kt_service(), "a", "before"), KK_OK);
+    kk_close(kc);
+    char lock_path[500];
+    snprintf(lock_path, sizeof lock_path, "%s.lock", kt_file_path());
+    int lock = open(lock_path, O_RDWR);
+    REQUIRE(lock >= 0 && flock(lock, LOCK_EX) == 0); /* another writer, stuck */
+    kk_file_options options = KK_FILE_OPTIONS_INIT;
+    options.path = kt_file_path();
+    options.master_source = KK_MASTER_SECRET;
+    options.master = (const unsigned char *)KT_FILE_MASTER;
+    options.master_len = strlen(KT_FILE_MASTER);
+    options.lock_timeout_ms = 200;
+    REQUIRE(CHECK_STATUS(kk_open_file(&options, &kc), KK_OK));
+    CHECK_STATUS(set_str(kc, kt_service(), "a", "blocked"), KK_EUNKNOWN);
+    CHECK(strstr(kk_error_message(), ".lock") != NULL);
+    CHECK_VALUE(kc, kt_service(), "a", "before", 6); /* reads need no lock; nothing stored */
+    close(lock); /* released */
+    CHECK_STATUS(set_str(kc, kt_service(), "a", "after"), KK_OK);
     kk_close(kc);
 }
 
