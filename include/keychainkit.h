@@ -613,6 +613,43 @@ KK_API void kk_close(kk_keychain *kc);
 KK_API kk_status kk_get(kk_keychain *kc, const char *service, const char *account,
                         char **out_value, size_t *out_len);
 
+/** Reads the values of many accounts of one service together: the result
+ *  of kk_get() for each, at a fraction of its cost. On the Secret Service
+ *  a batch is one search of the service, one round trip for its items'
+ *  attributes (every item found is checked against its key, as kk_get()
+ *  checks) and one GetSecrets call, where kk_get() costs a search and a
+ *  GetSecret per account; other backends read the accounts one by one.
+ *  The cost grows with the items of the service, not with the keyring's:
+ *  for a few accounts of a service of thousands of items, kk_get() each.
+ *
+ *      const char *names[] = {"db", "api", "smtp"};
+ *      char *values[3]; size_t lens[3]; kk_status each[3];
+ *      if (kk_get_many(kc, "my-app", names, 3, values, lens, each) == KK_OK)
+ *          for (int i = 0; i < 3; i++)
+ *              if (each[i] == KK_OK) { use(values[i], lens[i]); kk_secret_free(values[i]); }
+ *
+ *  For each i < count: out_statuses[i] is what kk_get(kc, service,
+ *  accounts[i], ...) would return — KK_OK, KK_ENOTFOUND, KK_ELOCKED (its
+ *  item is locked, never reported absent), KK_EINVAL (accounts[i] NULL or
+ *  not UTF-8), ...; on KK_OK, out_values[i] is a new NUL-terminated copy
+ *  of the value, released with kk_secret_free(), and out_lens[i] (when
+ *  out_lens is not NULL) its length; otherwise out_values[i] is NULL. An
+ *  account may be asked for twice; each entry then holds its own copy.
+ *
+ *  Returns KK_OK when every account was read or proven absent (each
+ *  status KK_OK or KK_ENOTFOUND). Otherwise it returns the first other
+ *  status among the entries, and kk_error_message() describes that one;
+ *  what fails for the whole batch (KK_EUNAVAILABLE, KK_ECANCELED at an
+ *  unlock prompt, a bad service) is then every entry's status. With
+ *  prompts allowed, one unlock prompt is shown for every locked item the
+ *  batch needs. KK_EINVAL without touching any entry when kc, or accounts,
+ *  out_values or out_statuses with count > 0, is NULL. count 0 is KK_OK.
+ *  As fresh as kk_get(); one operation under the handle's lock, its
+ *  timeout growing with the items found. Thread-safe. Since 0.7. */
+KK_API kk_status kk_get_many(kk_keychain *kc, const char *service, const char *const *accounts,
+                             size_t count, char **out_values, size_t *out_lens,
+                             kk_status *out_statuses);
+
 /** Tells whether an item exists for (service, account) without reading its
  *  value: no secret crosses the bus or enters this process.
  *

@@ -90,6 +90,38 @@ where Interface: KeychainInterfaceProtocol {
         return try lock.withLock { () throws(KeychainError) in try interface.readItem(key) }
     }
 
+    /// The bytes stored for each of `accounts` in `service`, in the order
+    /// asked, read together: on the Secret Service one search, one call
+    /// for every item's attributes and one `GetSecrets`, where reading one
+    /// by one costs a search and a `GetSecret` each (see
+    /// ``SecretServiceKeychainInterface/readItems(accounts:inService:)``).
+    ///
+    /// Each result is what ``data(forKey:)`` of its key gives: the bytes,
+    /// `nil` when absent, or its error (an account that is no valid key:
+    /// ``KeychainError/invalidArgument``; a locked item:
+    /// ``KeychainError/interactionNotAllowed``). Throws what fails for
+    /// every account: an invalid `service`, no service to read from.
+    public func data(
+        forAccounts accounts: [String], inService service: String = KeychainAttributes.defaultService
+    ) throws(KeychainError) -> [Result<[UInt8]?, KeychainError>] {
+        guard !service.isEmpty, !service.utf8.contains(0) else { throw .invalidArgument }
+        var valid: [String] = []
+        for account in accounts {
+            let key = KeychainAttributes(account: account, service: service)
+            registrar.access(self, keyPath: keyPath(for: key))
+            if key.invalidReason == nil { valid.append(account) }
+        }
+        resumeDeliveryAfterFork()
+        var read = try lock.withLock { () throws(KeychainError) in
+            try interface.readItems(accounts: valid, inService: service)
+        }.makeIterator()
+        return accounts.map { account in
+            KeychainAttributes(account: account, service: service).invalidReason == nil
+                ? read.next() ?? .failure(.unknownError(code: -1, message: "the backend answered fewer keys than asked"))
+                : .failure(.invalidArgument)
+        }
+    }
+
     /// Inserts or updates the bytes for a key. The bytes may contain NUL.
     ///
     /// Updates the existing item (one storage call); when there is none,

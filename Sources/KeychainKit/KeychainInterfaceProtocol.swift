@@ -27,6 +27,13 @@ public protocol KeychainInterfaceProtocol: Sendable {
     /// when there is none.
     func deleteItem(_ key: KeychainAttributes) throws(KeychainError)
 
+    /// The values stored for `accounts` of `service`, in the order asked:
+    /// for each, what ``readItem(_:)`` of its key would give (its value,
+    /// `nil` when absent, or its error). Throws what fails for all of them
+    /// at once (no service). The default reads the keys one by one; a
+    /// backend whose round trips cost more reads them together.
+    func readItems(accounts: [String], inService service: String) throws(KeychainError) -> [Result<[UInt8]?, KeychainError>]
+
     /// The accounts that have an item in `service` (compared by bytes),
     /// sorted by their UTF-8 bytes, without duplicates. Locked items count:
     /// their attributes are not secret.
@@ -80,6 +87,15 @@ extension KeychainInterfaceProtocol {
 
     /// Not known.
     public var persistence: KeychainPersistence? { nil }
+
+    /// Each key read alone (``readItem(_:)``).
+    public func readItems(
+        accounts: [String], inService service: String
+    ) throws(KeychainError) -> [Result<[UInt8]?, KeychainError>] {
+        accounts.map { account in
+            Result { () throws(KeychainError) in try readItem(KeychainAttributes(account: account, service: service)) }
+        }
+    }
 
     /// The accounts, without labels or times.
     public func itemInfo(inService service: String) throws(KeychainError) -> [KeychainItemInfo] {

@@ -21,6 +21,10 @@ public protocol KeychainProtocol: AnyObject, Sendable {
     /// Returns the bytes stored for a key, or `nil` when absent.
     func data(forKey key: KeychainAttributes) throws(KeychainError) -> [UInt8]?
 
+    /// The bytes stored for each of `accounts` in `service`, in order: for
+    /// each, what ``data(forKey:)`` gives or throws.
+    func data(forAccounts accounts: [String], inService service: String) throws(KeychainError) -> [Result<[UInt8]?, KeychainError>]
+
     /// Whether an item exists for a key, decided without reading its value.
     func contains(_ key: KeychainAttributes) throws(KeychainError) -> Bool
 
@@ -68,6 +72,15 @@ extension KeychainProtocol {
 
     /// Not known (``Keychain`` says its backend's).
     public var persistence: KeychainPersistence? { nil }
+
+    /// Each key read alone (``Keychain`` reads them together).
+    public func data(
+        forAccounts accounts: [String], inService service: String
+    ) throws(KeychainError) -> [Result<[UInt8]?, KeychainError>] {
+        accounts.map { account in
+            Result { () throws(KeychainError) in try data(forKey: KeychainAttributes(account: account, service: service)) }
+        }
+    }
 
     /// Whether `other` may keep its items in this keychain's store: it is
     /// this keychain; or both name the same store; or, where either cannot

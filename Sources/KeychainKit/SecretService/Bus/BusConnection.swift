@@ -157,11 +157,7 @@ final class BusConnection {
     /// a peer flooding us with signals during a call costs time, not
     /// memory, and the deadline is checked after each one.
     func call(_ message: BusMessage) throws(BusFailure) -> BusMessage {
-        var limit = timeoutMicroseconds
-        if let operationDeadline {
-            guard let left = operationDeadline.remaining else { throw timedOut(message, operation: true) }
-            limit = min(limit, left)
-        }
+        let limit = try callLimit(for: message)
         let awaited = AwaitedMessage()
         var slot: OpaquePointer?
         try BusFailure.check(
@@ -171,24 +167,37 @@ final class BusConnection {
         guard try process(until: Deadline(after: limit), { awaited.message != nil }), let reply = awaited.message else {
             throw timedOut(message, operation: limit < timeoutMicroseconds)
         }
-        if let error = sd_bus_message_get_error(reply.raw) {
-            if sd_bus_error_has_name(error, SecretServiceNames.BusError.noReply) > 0,
-               error.pointee.message.map({ String(cString: $0) }) == SecretServiceNames.BusError.timedOutMessage {
-                // sd-bus's own timer: the call's time is up. (The bus
-                // daemon's NoReply, the callee left the bus, is classified.)
-                throw timedOut(message, operation: limit < timeoutMicroseconds)
-            }
-            throw BusFailure(
-                .remote, code: sd_bus_error_get_errno(error), name: error.pointee.name.map { String(cString: $0) },
-                message: error.pointee.message.map { String(cString: $0) } ?? "",
-                operation: "calling \(message.member ?? "a method")")
+        return try checked(reply, to: message, limit: limit).get()
+    }
+
+    /// How long a call sent now may wait: the timeout, and never past the
+    /// operation's deadline (throws for `message` when that has passed).
+    func callLimit(for message: BusMessage) throws(BusFailure) -> UInt64 {
+        guard let operationDeadline else { return timeoutMicroseconds }
+        guard let left = operationDeadline.remaining else { throw timedOut(message, operation: true) }
+        return min(timeoutMicroseconds, left)
+    }
+
+    /// `reply` to `message`, or the failure it carries: the service's
+    /// error, or sd-bus's own timeout of a call allowed `limit`
+    /// microseconds.
+    func checked(_ reply: BusMessage, to message: BusMessage, limit: UInt64) -> Result<BusMessage, BusFailure> {
+        guard let error = sd_bus_message_get_error(reply.raw) else { return .success(reply) }
+        if sd_bus_error_has_name(error, SecretServiceNames.BusError.noReply) > 0,
+           error.pointee.message.map({ String(cString: $0) }) == SecretServiceNames.BusError.timedOutMessage {
+            // sd-bus's own timer: the call's time is up. (The bus
+            // daemon's NoReply, the callee left the bus, is classified.)
+            return .failure(timedOut(message, operation: limit < timeoutMicroseconds))
         }
-        return reply
+        return .failure(BusFailure(
+            .remote, code: sd_bus_error_get_errno(error), name: error.pointee.name.map { String(cString: $0) },
+            message: error.pointee.message.map { String(cString: $0) } ?? "",
+            operation: "calling \(message.member ?? "a method")"))
     }
 
     /// The failure of a call that got no answer in time, naming the call,
     /// whom it went to and how long it waited.
-    private func timedOut(_ message: BusMessage, operation: Bool) -> BusFailure {
+    func timedOut(_ message: BusMessage, operation: Bool) -> BusFailure {
         let member = message.member ?? "a call"
         let destination = message.destination ?? "the bus"
         let waited = operation

@@ -138,6 +138,57 @@ extension SecretServiceClient {
         return value
     }
 
+    /// The secrets of the items at `paths`, asked for in one `GetSecrets`
+    /// call; an item the answer leaves out (deleted or locked meanwhile,
+    /// or a service without `GetSecrets`) or gives an empty secret is read
+    /// alone (``secret(at:)``), and its failure is its own. Paths the
+    /// service adds that were not asked for are ignored, a server fault
+    /// noted.
+    func secrets(at paths: [String]) throws(SecretServiceFailure) -> [String: Result<[UInt8], SecretServiceFailure>] {
+        var secrets: [String: Result<[UInt8], SecretServiceFailure>] = [:]
+        guard !paths.isEmpty else { return secrets }
+        let asked = Set(paths)
+        var values: [String: [UInt8]] = [:]
+        var foreign = 0
+        let request = try methodCall(Names.servicePath, Names.Service.interface, Names.Service.getSecrets)
+        try request.append(objectPaths: paths)
+        try request.append(session.path, as: "o")
+        do throws(SecretServiceFailure) {
+            let reply = try call(request)
+            reply.markSensitive()
+            try reply.forEachEntry("o(oayays)") { () throws(SecretServiceFailure) in
+                let path = try reply.readString(as: "o")
+                var value = try session.readSecret(from: reply)
+                if asked.contains(path) && values[path] == nil && !value.isEmpty {
+                    values[path] = value
+                } else {
+                    if !asked.contains(path) { foreign += 1 }
+                    value.wipe()
+                }
+            }
+        } catch {
+            // No GetSecrets, or it refused the batch: each is read alone.
+            for path in values.keys { values[path]?.wipe() }
+            values = [:]
+            if error.connectionLost { throw error }
+        }
+        if foreign > 0 {
+            note("the Secret Service answered GetSecrets with \(foreign) item(s) not asked for (a server fault); they were ignored")
+        }
+        for path in paths where secrets[path] == nil {
+            if let value = values.removeValue(forKey: path) {
+                secrets[path] = .success(value)
+                continue
+            }
+            do throws(SecretServiceFailure) {
+                secrets[path] = .success(try secret(at: path))
+            } catch let failure where !failure.connectionLost {
+                secrets[path] = .failure(failure)
+            }
+        }
+        return secrets
+    }
+
     /// Replaces the secret of the item at `path`, and announces it: the
     /// services send no signal for `SetSecret`, so other processes' watchers
     /// hear our own (``SecretServiceNames/Changes``).

@@ -46,11 +46,39 @@ extension SecretServiceClient {
     /// The item at `path` as the service describes it (one `GetAll`);
     /// `nil` when it no longer exists.
     func item(at path: String) throws(SecretServiceFailure) -> AttributeItem? {
+        try Self.item(at: path, from: Result { () throws(SecretServiceFailure) in try call(try itemRequest(at: path)) })
+    }
+
+    /// The items at `paths`, in order, as ``item(at:)`` gives each, asked
+    /// for together (``BusConnection/calls(_:)``): one round trip's latency
+    /// for all. A failure is that item's (a locked one's attributes
+    /// withheld); one that ends the connection or the operation's time
+    /// throws.
+    func items(at paths: [String]) throws(SecretServiceFailure) -> [Result<AttributeItem?, SecretServiceFailure>] {
+        var requests: [ServiceMessage] = []
+        for path in paths { requests.append(try itemRequest(at: path)) }
+        let replies = try calls(requests)
+        return try zip(paths, replies).map { (path, reply) throws(SecretServiceFailure) in
+            let item = Result { () throws(SecretServiceFailure) in try Self.item(at: path, from: reply) }
+            if case let .failure(failure) = item, failure.connectionLost { throw failure }
+            return item
+        }
+    }
+
+    private func itemRequest(at path: String) throws(SecretServiceFailure) -> ServiceMessage {
         let request = try methodCall(path, Names.Properties.interface, Names.Properties.getAll)
         try request.append(Names.Item.interface)
+        return request
+    }
+
+    /// The item at `path` from the `reply` to its `GetAll`; `nil` when it
+    /// no longer exists.
+    private static func item(
+        at path: String, from answer: Result<ServiceMessage, SecretServiceFailure>
+    ) throws(SecretServiceFailure) -> AttributeItem? {
         let reply: ServiceMessage
         do throws(SecretServiceFailure) {
-            reply = try call(request)
+            reply = try answer.get()
         } catch let failure where failure.error == .itemNotFound {
             return nil
         }

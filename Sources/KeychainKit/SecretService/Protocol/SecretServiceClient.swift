@@ -138,6 +138,14 @@ final class SecretServiceClient {
         try bus.call(message)
     }
 
+    /// The replies to `messages`, sent together (``BusConnection/calls(_:)``),
+    /// in order.
+    func calls(_ messages: [ServiceMessage]) throws(SecretServiceFailure) -> [Result<ServiceMessage, SecretServiceFailure>] {
+        try onBus { () throws(BusFailure) in try bus.calls(messages.map(\.message)) }.map { reply in
+            reply.map(ServiceMessage.init).mapError(SecretServiceFailure.init)
+        }
+    }
+
     /// Handles the signals already received (``BusConnection/handlePendingSignals()``);
     /// `false` when it stopped short.
     func handlePendingSignals() throws(SecretServiceFailure) -> Bool {

@@ -32,6 +32,7 @@ enum SecretServiceNames {
         static let interface = "org.freedesktop.Secret.Service"
         static let openSession = "OpenSession"
         static let searchItems = "SearchItems"
+        static let getSecrets = "GetSecrets"
         static let readAlias = "ReadAlias"
         static let unlock = "Unlock"
         static let collectionsProperty = "Collections"

@@ -103,9 +103,15 @@ struct ServiceMessage {
     /// Reads a property dictionary (`a{sv}`): calls `body` with each name,
     /// positioned at its variant, which `body` must read or skip.
     func forEachProperty(_ body: (String) throws(SecretServiceFailure) -> Void) throws(SecretServiceFailure) {
-        try enter("a", "{sv}") { () throws(SecretServiceFailure) in
-            while try onBus({ () throws(BusFailure) in try message.enterElement("e", "sv") }) {
-                try body(try readString())
+        try forEachEntry("sv") { () throws(SecretServiceFailure) in try body(try readString()) }
+    }
+
+    /// Reads a dictionary (`a{…}`) whose entries hold `contents`: calls
+    /// `body`, positioned at each entry's key, to read the entry whole.
+    func forEachEntry(_ contents: String, _ body: () throws(SecretServiceFailure) -> Void) throws(SecretServiceFailure) {
+        try enter("a", "{\(contents)}") { () throws(SecretServiceFailure) in
+            while try onBus({ () throws(BusFailure) in try message.enterElement("e", contents) }) {
+                try body()
                 try onBus { () throws(BusFailure) in try message.exitContainer() }
             }
         }

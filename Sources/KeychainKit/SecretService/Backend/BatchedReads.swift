@@ -1,0 +1,67 @@
+extension SecretServiceKeychainInterface {
+
+    /// Reads many keys of one service in three exchanges, not a search and
+    /// a `GetSecret` each: one `SearchItems` for the service, every item's
+    /// attributes asked for together (``VerifiedSearch``), then one
+    /// `GetSecrets` for the chosen items.
+    ///
+    /// Each account gets what ``readItem(_:)`` would give it: the newest
+    /// readable item's value; `nil` when the service has no item of it
+    /// and no locked collection could hide one; else
+    /// ``KeychainError/interactionNotAllowed``. With ``prompts``
+    /// ``PromptPolicy/allowed``, locked items are first offered to the
+    /// user to unlock, in one prompt, once. The cost grows with the
+    /// service's items, not the keyring's: a service of many more items
+    /// than asked for is better read key by key.
+    public func readItems(
+        accounts: [String], inService service: String
+    ) throws(KeychainError) -> [Result<[UInt8]?, KeychainError>] {
+        guard !accounts.isEmpty else { return [] }
+        var offeredUnlock = false
+        return try withConnection { connection throws(SecretServiceFailure) in
+            try requireNoHiddenCollections(on: connection)
+            let found = try connection.client.verifiedSearch([Names.Attribute.service: service], cap: nil)
+            let wanted = Set(accounts.map { Array($0.utf8) })
+            var unlocked: [[UInt8]: [AttributeItem]] = [:]
+            var locked: [[UInt8]: [String]] = [:]
+            func account(of item: AttributeItem) -> [UInt8]? {
+                item.attributes[Names.Attribute.account].map { Array($0.utf8) }.flatMap { wanted.contains($0) ? $0 : nil }
+            }
+            for item in found.unlocked { if let account = account(of: item) { unlocked[account, default: []].append(item) } }
+            for item in found.locked { if let account = account(of: item) { locked[account, default: []].append(item.id) } }
+            if wanted.contains(where: { unlocked[$0] == nil && locked[$0] == nil }) {
+                // A key found nowhere is absent only if no collection hides it.
+                try requireNoHiddenCollections(on: connection, asking: true)
+            }
+            let lockedPaths = locked.values.flatMap { $0 } + found.unverifiedLocked
+            if !lockedPaths.isEmpty && prompts == .allowed && !offeredUnlock {
+                offeredUnlock = true
+                throw SecretServiceFailure.locked(lockedPaths, "the item is")
+            }
+            var chosen: [[UInt8]: String] = [:]
+            for (account, items) in unlocked { chosen[account] = Self.newest(items)?.id }
+            let secrets = try connection.client.secrets(at: Array(chosen.values))
+            return accounts.map { account in
+                let bytes = Array(account.utf8)
+                let key = KeychainAttributes(account: account, service: service)
+                if let path = chosen[bytes], let secret = secrets[path] {
+                    if locked[bytes] == nil && unlocked[bytes]?.count == 1 {
+                        connection.cache.store(key, chosen: path, all: [path])
+                    }
+                    switch secret {
+                    case let .success(value): return .success(value)
+                    case let .failure(failure) where failure.error == .itemNotFound: return .success(nil)  // deleted meanwhile
+                    case let .failure(failure): return .failure(failure.error)
+                    }
+                }
+                if let paths = locked[bytes] ?? (found.unverifiedLocked.isEmpty ? nil : found.unverifiedLocked) {
+                    return .failure(SecretServiceFailure.locked(paths, "the item is").error)
+                }
+                connection.cache.store(key, chosen: nil, all: [])
+                return .success(nil)
+            }
+        }
+    }
+
+    private typealias Names = SecretServiceNames
+}
