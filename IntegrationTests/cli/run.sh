@@ -180,6 +180,35 @@ expect "run: no --env is bad usage" 2 "" "at least one --env" -- "$kk" run --ser
 expect "run: a command not found: exit 127" 127 "" "cannot run" -- "$kk" run --service "$svc" --env T=run:acct -- /nonexistent/cmd
 expect "run: rm" 0 "" "" -- "$kk" rm --service "$svc" run:acct
 
+# get of several accounts: one batch, printed as JSON or NUL-separated.
+many="$svc.many"
+input=$'first\n'; expect "get many: set first" 0 "" "" -- "$kk" set --service "$many" one
+input=$'quote " and \\ and \t tab\n'; expect "get many: set second" 0 "" "" -- "$kk" set --service "$many" two
+input=""
+expect "get --json: an object in the order asked, null when absent, exit 1 naming it" 1 \
+    $'{"two":"quote \\" and \\\\ and \\t tab","nobody":null,"one":"first"}\n' "no secret for 'nobody'" -- \
+    "$kk" get --json --service "$many" two nobody one two
+expect "get --json: all found, exit 0" 0 $'{"one":"first"}\n' "" -- "$kk" get --json --service "$many" one
+expect "get -0: ACCOUNT NUL SECRET NUL for each found" 1 'one|first|two|quote " and \ and 	 tab|' "no secret for 'nobody'" -- \
+    bash -c 'set -o pipefail; "$1" get -0 --service "$2" one nobody two | tr "\0" "|"' bash "$kk" "$many"
+expect "get -0 of an absent account: exit 1" 1 "*" "" -- "$kk" get -0 --service "$many" one nobody
+expect "get --all --json: every account of the service" 0 \
+    $'{"one":"first","two":"quote \\" and \\\\ and \\t tab"}\n' "" -- "$kk" get --all --json --service "$many"
+printf 'a\377' | "$kk" set --service "$many" binary
+expect "get --json of a value that is not UTF-8: exit 2, nothing printed" 2 "" "not UTF-8.*use -0" -- \
+    "$kk" get --json --service "$many" one binary
+printf 'a\0b' | "$kk" set --service "$many" binary
+expect "get -0 of a value holding NUL: exit 2, nothing printed" 2 "" "NUL byte.*use --json" -- \
+    "$kk" get -0 --service "$many" one binary
+expect "get of several accounts needs a format" 2 "" "--json or -0" -- "$kk" get --service "$many" one two
+expect "get --all takes no ACCOUNT" 2 "" "takes no ACCOUNT" -- "$kk" get --all --json --service "$many" one
+expect "get --json needs ACCOUNTs or --all" 2 "" "needs ACCOUNTs or --all" -- "$kk" get --json --service "$many"
+expect "get --json of an account that is not UTF-8 is bad usage" 2 "" "argument 6 is not valid UTF-8" -- \
+    "$kk" get --json --service "$many" one $'\xff'
+expect "get of an account that is not UTF-8 is bad usage (not a repaired name's item)" 2 "" "not valid UTF-8" -- \
+    "$kk" get --service "$many" $'caf\xe9'
+for account in one two binary; do "$kk" rm --service "$many" "$account"; done
+
 "$kk" get --service "$svc" bob >&- 2>"$work/err"; status=$?
 if [ "$status" = 8 ] && grep -q "cannot write standard output" "$work/err"; then ok "closed stdout: exit 8"; else bad "closed stdout: exit 8" "exit $status: $(cat "$work/err")"; fi
 
@@ -227,6 +256,10 @@ start=$(date +%s%N)
 expect "--prompt never: exit 3 at once" 3 "" "locked" -- "$kk" --prompt never get --service "$svc" locked
 elapsed_ms=$((($(date +%s%N) - start) / 1000000))
 if [ "$elapsed_ms" -lt 2000 ]; then ok "--prompt never does not wait"; else bad "--prompt never does not wait" "${elapsed_ms} ms"; fi
+expect "locked keyring: get --json exits 3 and prints nothing" 3 "" "locked" -- \
+    "$kk" --prompt never get --json --service "$svc" locked nobody
+expect "locked keyring: run runs nothing, exit 3" 3 "" "locked" -- \
+    "$kk" --prompt never run --service "$svc" --env T=locked -- sh -c 'echo ran'
 control unlock
 input=""
 expect "unlocked again: readable" 0 "$marker"$'\n' "" -- "$kk" get --service "$svc" locked

@@ -100,6 +100,10 @@ status3=$?
 if [ "$status" -eq 0 ] && [ "$status2" -eq 0 ] && [ "$status3" -eq 0 ] && [ "$got" = "$cli_second" ]; then
     ok "CLI: set, replace and get the markers"
 else bad "CLI: set, replace and get the markers" "exits $status $status2 $status3; $(cat "$work/err")"; fi
+# A batch read (GetSecrets) crosses the bus as encrypted as GetSecret.
+got=$("$kk" get --json --service "$cli_svc" "$cli_acct" 2>>"$work/err")
+if [ "$got" = "{\"$cli_acct\":\"$cli_second\"}" ]; then ok "CLI: get --json of the marker (GetSecrets)"
+else bad "CLI: get --json of the marker (GetSecrets)" "$got; $(cat "$work/err")"; fi
 "$kk" rm --service "$cli_svc" "$cli_acct" >/dev/null 2>&1
 
 # The Python binding on LIBDIR's library: insert, read, replace, read, remove.

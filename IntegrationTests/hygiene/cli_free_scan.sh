@@ -178,6 +178,19 @@ check_clean get-replaced "get -n of the replaced value" $? "$size_second"
 if cmp -s "$work/out" "$work/second"; then pass "get -n prints the new secret"
 else bad "get -n prints the new secret" "$(wc -c <"$work/out") bytes"; fi
 
+# 4b. get of several accounts, read together: --json, then -0, and run
+# (the secret reaches the environment, then the command replaces the CLI).
+scanned get-json "$kk" get --service "$svc" --json "$account" >"$work/out" 2>"$work/err"
+check_clean get-json "get --json" $? "$size_second"
+{ printf '{"%s":"' "$account"; cat "$work/second"; printf '"}\n'; } >"$work/want"
+if cmp -s "$work/out" "$work/want"; then pass "get --json prints the secret in an object"
+else bad "get --json prints the secret in an object" "$(wc -c <"$work/out") bytes"; fi
+scanned get-nul "$kk" get --service "$svc" -0 "$account" >"$work/out" 2>"$work/err"
+check_clean get-nul "get -0" $? "$size_second"
+{ printf '%s\0' "$account"; cat "$work/second"; printf '\0'; } >"$work/want"
+if cmp -s "$work/out" "$work/want"; then pass "get -0 prints the account and the secret"
+else bad "get -0 prints the account and the secret" "$(wc -c <"$work/out") bytes"; fi
+
 # 5. set from a terminal (read byte by byte without echo into an array
 # that grows): replaces it with 3000 bytes, under a canonical-mode line's
 # 4095. type_on_terminal.py types the line once echo is off.

@@ -54,15 +54,24 @@ extension KeychainProtocol {
             throw .invalidArgument
         }
         var report = KeychainMigration()
-        for account in try source.accounts(inService: service) {
+        let accounts = try source.accounts(inService: service)
+        // The source's values read together (one batch); each destination
+        // is read just before it is written, as fresh as can be.
+        var values = try source.data(forAccounts: accounts, inService: service)
+        defer {
+            for index in values.indices {
+                if case var .success(value?) = values[index] { values[index] = .success(nil); value.wipe() }
+            }
+        }
+        for (index, account) in accounts.enumerated() {
             let from = KeychainAttributes(account: account, service: service)
             let to = KeychainAttributes(account: account, service: destinationService)
             do throws(KeychainError) {
-                switch try move(from, in: source, to: to) {
+                guard let value = try values[index].get() else { continue }  // removed meanwhile
+                switch try move(value, from: from, in: source, to: to) {
                 case .moved: report.moved.append(account)
                 case .alreadyThere: report.alreadyThere.append(account)
                 case .conflicting: report.conflicting.append(account)
-                case .gone: continue
                 }
             } catch {
                 report.failed[account] = error
@@ -71,11 +80,10 @@ extension KeychainProtocol {
         return report
     }
 
+    /// Moves `value`, read from `from` in `source`, to `to`.
     private func move(
-        _ from: KeychainAttributes, in source: any KeychainProtocol, to: KeychainAttributes
+        _ value: [UInt8], from: KeychainAttributes, in source: any KeychainProtocol, to: KeychainAttributes
     ) throws(KeychainError) -> MoveOutcome {
-        guard var value = try source.data(forKey: from) else { return .gone }  // removed meanwhile
-        defer { value.wipe() }
         let outcome: MoveOutcome
         switch try data(forKey: to) {
         case nil:
@@ -98,5 +106,5 @@ extension KeychainProtocol {
 }
 
 private enum MoveOutcome {
-    case moved, alreadyThere, conflicting, gone
+    case moved, alreadyThere, conflicting
 }

@@ -26,7 +26,7 @@ extension Array where Element == UInt8 {
     }
 
     /// Whether the bytes are valid UTF-8, decided without copying them.
-    var isValidUTF8: Bool {
+    package var isValidUTF8: Bool {
         var iterator = makeIterator()
         var decoder = UTF8()
         while true {

@@ -39,6 +39,8 @@ struct Commands {
             try keychainCall(on: keychain, "removing '\(account)'") { () throws(KeychainError) in
                 try keychain.removeValue(forKey: key)
             }
+        case let .getMany(accounts, format):
+            try printMany(accounts, in: format)
         case .list:
             let accounts = try keychainCall(on: keychain, "listing '\(service)'") { () throws(KeychainError) in
                 try keychain.accounts(inService: service)
@@ -64,17 +66,57 @@ struct Commands {
         }
     }
 
-    /// Reads each binding's secret, puts it in the environment, and
-    /// replaces this process with `command` (so its exit status is the
+    /// Prints the secrets of `accounts` (every account of the service when
+    /// empty), read together, in `format`; then fails with "not found"
+    /// when one was absent (but for `--all`: an account removed since the
+    /// listing is no error).
+    private func printMany(_ asked: [String], in format: ManyValuesFormat) throws(CLIFailure) {
+        var accounts: [String] = []
+        var seen = Set<[UInt8]>()
+        for account in asked where seen.insert(Array(account.utf8)).inserted { accounts.append(account) }
+        if asked.isEmpty {
+            accounts = try keychainCall(on: keychain, "listing '\(service)'") { () throws(KeychainError) in
+                try keychain.accounts(inService: service)
+            }
+        }
+        var values = try readMany(accounts)
+        defer { for index in values.indices { values[index]?.wipe() } }
+        var output = try format.output(accounts, values)
+        defer { output.wipe() }
+        try StandardStreams.write(output)
+        let absent = zip(accounts, values).filter { $0.1 == nil }.map { "'\($0.0)'" }
+        if !absent.isEmpty && !asked.isEmpty {
+            throw CLIFailure(.notFound, "no secret for \(absent.joined(separator: ", ")) on '\(service)'")
+        }
+    }
+
+    /// The secrets of `accounts` (`nil`: absent), read together; the first
+    /// that cannot be read (locked, ...) fails for all, naming its account.
+    private func readMany(_ accounts: [String]) throws(CLIFailure) -> [[UInt8]?] {
+        for account in accounts { _ = try key(account) }
+        var read = try keychainCall(on: keychain, "reading '\(service)'") { () throws(KeychainError) in
+            try keychain.data(forAccounts: accounts, inService: service)
+        }
+        for (account, result) in zip(accounts, read) {
+            if case let .failure(error) = result {
+                for index in read.indices { if case var .success(value?) = read[index] { read[index] = .success(nil); value.wipe() } }
+                throw CLIFailure(error, doing: "reading '\(account)'", detail: keychain.failureDetail(for: error))
+            }
+        }
+        return read.map { result in
+            guard case let .success(value) = result else { return nil }
+            return value
+        }
+    }
+
+    /// Reads the bindings' secrets together, puts each in its variable,
+    /// and replaces this process with `command` (so its exit status is the
     /// command's). Nothing is run when a secret is missing or unusable.
     private func runCommand(_ command: [String], with bindings: [(name: String, account: String)]) throws(CLIFailure) {
+        let found = try readMany(bindings.map(\.account))
         var values: [(name: String, value: [UInt8])] = []
-        for (name, account) in bindings {
-            let key = try key(account)
-            let found = try keychainCall(on: keychain, "reading '\(account)'") { () throws(KeychainError) in
-                try keychain.data(forKey: key)
-            }
-            guard let value = found else { throw CLIFailure(.notFound, "no secret for '\(account)' on '\(service)'") }
+        for ((name, account), value) in zip(bindings, found) {
+            guard let value else { throw CLIFailure(.notFound, "no secret for '\(account)' on '\(service)'") }
             guard !value.contains(0) else {
                 throw CLIFailure(.usage, "the secret of '\(account)' holds a NUL byte, which no environment variable can")
             }

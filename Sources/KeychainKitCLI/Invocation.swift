@@ -6,6 +6,9 @@ struct Invocation {
     enum Command {
         case set(account: String)
         case get(account: String, newline: Bool)
+        /// The secrets of several accounts (every account of the service
+        /// when `accounts` is empty), read together, printed in `format`.
+        case getMany(accounts: [String], format: ManyValuesFormat)
         case remove(account: String)
         case list
         /// What the keychain is and how long its items last.
@@ -70,6 +73,13 @@ struct Invocation {
       set ACCOUNT       store the secret read from stdin (prompted without echo
                         on a terminal; one trailing newline is dropped)
       get ACCOUNT       print the secret and a newline
+      get --json|-0 ACCOUNT... | --all
+                        print the secrets of several accounts (--all: every
+                        account of the service), read together: --json one
+                        object {"ACCOUNT":"SECRET" or null when absent}; -0
+                        ACCOUNT NUL SECRET NUL for each account found. Exit
+                        1 after printing when one is absent; nothing is
+                        printed when one cannot be read (locked: exit 3)
       rm ACCOUNT        remove the secret (absent is not an error)
       ls                list the accounts of the service
       info              print the backend, its store, and how long its items
@@ -114,6 +124,8 @@ struct Invocation {
                         the service the account belongs to (default:
                         keychainkit)
       -n, --no-newline  get: print the exact bytes, no newline
+      --json, -0, --null, --all
+                        get: see get above
       --env NAME=ACCOUNT
                         run: put ACCOUNT's secret in NAME (repeatable; NAME is
                         letters, digits and _, not starting with a digit)
@@ -230,6 +242,8 @@ struct Invocation {
         var backendName = environmentBackend
         var service: String?
         var newline = true
+        var format: ManyValuesFormat?
+        var all = false
         var interval: Duration?
         var positional: [String] = []
         var bindings: [(name: String, account: String)] = []
@@ -249,6 +263,9 @@ struct Invocation {
             case "--backend": backendName = try value(of: argument)
             case "--service", "-s": service = try value(of: argument)
             case "-n", "--no-newline": newline = false
+            case "--json": format = .json
+            case "-0", "--null": format = .nulSeparated
+            case "--all": all = true
             case "--interval": interval = try Self.milliseconds(try value(of: argument), argument)
             case "--timeout": timeout = try Self.milliseconds(try value(of: argument), argument)
             case "--prompt-timeout": promptTimeout = try Self.milliseconds(try value(of: argument), argument)
@@ -312,7 +329,18 @@ struct Invocation {
         let command: Command
         switch name {
         case "set": command = .set(account: try account())
-        case "get": command = .get(account: try account(), newline: newline)
+        case "get":
+            if let format {
+                guard all != !operands.isEmpty else {
+                    throw CLIFailure(.usage, all ? "get --all takes no ACCOUNT" : "get --json or -0 needs ACCOUNTs or --all")
+                }
+                command = .getMany(accounts: operands, format: format)
+            } else {
+                guard !all && operands.count < 2 else {
+                    throw CLIFailure(.usage, "get of several accounts needs an output format: --json or -0")
+                }
+                command = .get(account: try account(), newline: newline)
+            }
         case "rm", "remove", "del": command = .remove(account: try account())
         case "ls", "list":
             guard operands.isEmpty else { throw CLIFailure(.usage, "ls takes no operands") }

@@ -27,6 +27,15 @@ let name = runAsGitHelper ? program : "keychainkit"
 let environmentBackend = runAsGitHelper ? nil : getenv("KEYCHAINKIT_BACKEND").map { String(cString: $0) }
 do throws(CLIFailure) {
     let invocation = try Invocation(arguments, environmentBackend: environmentBackend)
+    // Swift repairs arguments that are not UTF-8 (U+FFFD for each bad
+    // byte): refused, so that no other account than the one typed is
+    // read or written. `run`'s COMMAND and its arguments are passed on as
+    // they are.
+    let raw = UnsafeBufferPointer(start: CommandLine.unsafeArgv, count: Int(CommandLine.argc)).dropFirst()
+    let checked = if case .run = invocation.command { raw.prefix { $0.map { strcmp($0, "--") != 0 } ?? false } } else { raw[...] }
+    if let bad = checked.firstIndex(where: { $0.flatMap { String(validatingCString: $0) } == nil }) {
+        throw CLIFailure(.usage, "argument \(bad) is not valid UTF-8")
+    }
     if runAsGitHelper, case .help = invocation.command {
         try StandardStreams.writeLine(Invocation.gitHelperUsage)
         exit(ExitCode.success.rawValue)
