@@ -41,6 +41,13 @@ COMPARISONS = [
      "git-credential-libsecret get", "ratio", None),
     ("docker helper get: keychainkit vs secretservice (process)", "docker-credential-keychainkit get",
      "docker-credential-secretservice get", "ratio", None),
+    # bench_batch.c: a keyring of 1,100 items; 100 accounts of one service
+    # read cold, the accounts of a service of 1,000 listed.
+    ("100 cold reads: kk_get_many (one batch) vs 100 libsecret lookups", "kk_get_many, 100 accounts",
+     "libsecret lookup x100", "ratio", 0.15),
+    ("100 cold reads: 100 kk_get vs 100 libsecret lookups", "kk_get x100, cold", "libsecret lookup x100", "ratio", None),
+    ("listing 1,000 accounts: kk_list vs libsecret search", "kk_list, many accounts",
+     "libsecret search, many accounts", "ratio", 0.25),
     ("write with many observers elsewhere vs none", "kk_set, many observers on other keys", "kk_set, 0 observers", "ratio", 1.1),
     # 4 writer processes at once, each with its own connection; every key
     # checked to have exactly one item afterwards (bench_contention.c).

@@ -12,8 +12,8 @@ python=$("$root/scripts/python-venv.sh")
 "$python" -m pip install --quiet --disable-pip-version-check "$root/bindings/python"
 
 case "$scale" in
-    full) rounds=300 py_rounds=300 process_rounds=30 memory_ops=1000000 observers=10000 loading_processes=20 writes=100 observed_rounds=100 ;;
-    tiny) rounds=3 py_rounds=3 process_rounds=2 memory_ops=1000 observers=100 loading_processes=2 writes=2 observed_rounds=2 ;;
+    full) rounds=300 py_rounds=300 process_rounds=30 memory_ops=1000000 observers=10000 loading_processes=20 writes=100 observed_rounds=100 batch_rounds=20 listed=1000 ;;
+    tiny) rounds=3 py_rounds=3 process_rounds=2 memory_ops=1000 observers=100 loading_processes=2 writes=2 observed_rounds=2 batch_rounds=2 listed=20 ;;
     *) echo "usage: $0 [full|tiny]" >&2; exit 2 ;;
 esac
 
@@ -22,6 +22,7 @@ linked="-L$lib -lkeychainkit -Wl,-rpath,$lib"
 # libsystemd: the bare sd-bus round trip that the freshness barrier costs.
 gcc $cflags "$root/bench/bench_secret_service.c" -o "$out/bench_secret_service" \
     $(pkg-config --cflags --libs libsecret-1 libsystemd) $linked
+gcc $cflags "$root/bench/bench_batch.c" -o "$out/bench_batch" $(pkg-config --cflags --libs libsecret-1) $linked
 gcc $cflags "$root/bench/bench_contention.c" -o "$out/bench_contention" $(pkg-config --cflags --libs libsecret-1) $linked
 gcc $cflags "$root/bench/bench_outside_changes.c" -o "$out/bench_outside_changes" $linked
 gcc $cflags "$root/bench/bench_memory.c" -o "$out/bench_memory" $linked
@@ -42,6 +43,9 @@ KEYCHAINKIT_LIBRARY="$lib/libkeychainkit.so.0" "$root/scripts/with-secret-servic
     "$out/bench_secret_service" "$rounds" "$python" "$root" "$py_rounds" "$process_rounds" "$root/build/bin/keychainkit" \
     "$out/bench_contention" "$writes" "$out/bench_outside_changes" "$observed_rounds" \
     >> "$results"
+# A keyring of its own: the batch and listing comparisons need over a
+# thousand items, which would slow every other measurement.
+"$root/scripts/with-secret-service.sh" "$out/bench_batch" "$batch_rounds" "$listed" >> "$results"
 
 libraries=$(ldd "$lib/libkeychainkit.so.0" | awk '{print $1}' | tr '\n' ' ')
 cat > "$out/context.json" <<JSON
@@ -53,8 +57,8 @@ cat > "$out/context.json" <<JSON
   "libsystemd (sd-bus)": "$(pkg-config --modversion libsystemd)",
   "gnome-keyring": "$(dpkg-query -W -f='${Version}' gnome-keyring)",
   "python keyring": "$("$python" -c 'import importlib.metadata as m; print(m.version("keyring"))')",
-  "rounds": "Secret Service C $rounds, Python $py_rounds, processes $process_rounds, writes per writer process $writes (x4 writers x3 repetitions), observed outside changes $observed_rounds x3, loading (fresh processes) $loading_processes, in-memory ops $memory_ops, observers $observers",
-  "items in keyring": "a handful (fresh private keyring per run)",
+  "rounds": "Secret Service C $rounds, Python $py_rounds, processes $process_rounds, writes per writer process $writes (x4 writers x3 repetitions), observed outside changes $observed_rounds x3, batch and listing $batch_rounds, loading (fresh processes) $loading_processes, in-memory ops $memory_ops, observers $observers",
+  "items in keyring": "a handful (fresh private keyring per run); for the batch and listing comparisons, $listed + 100 (a keyring of their own)",
   "libkeychainkit.so size": "$(stat -c %s "$(readlink -f "$lib/libkeychainkit.so.0")") bytes",
   "libraries it pulls in": "$libraries"
 }

@@ -5,7 +5,9 @@ type of their own, so a handle cannot be passed where another pointer is
 expected, nor the reverse; statuses and event kinds are
 ``c_int`` (C enums); ``kk_get``'s value comes back through a ``c_void_p``
 (not ``c_char_p``, which would stop at the first NUL and lose the pointer
-that ``kk_secret_free`` must release). ``kk_list``'s ``char ***`` is a
+that ``kk_secret_free`` must release), and ``kk_get_many``'s values through
+an array of ``c_void_p`` for the same reason (see :func:`take_secrets`).
+``kk_list``'s ``char ***`` is a
 ``POINTER(ACCOUNT_LIST)``: the array itself must stay a pointer (it goes back
 to ``kk_list_free``), its elements are NUL-terminated account names, which
 ``c_char_p`` copies into ``bytes`` when indexed.
@@ -142,6 +144,10 @@ _PROTOTYPES: Dict[str, Tuple[Any, Sequence[Any]]] = {
     "kk_persistence_of": (c_int, [KeychainPointer, POINTER(c_int)]),
     "kk_close": (None, [KeychainPointer]),
     "kk_get": (c_int, [KeychainPointer, c_char_p, c_char_p, POINTER(c_void_p), POINTER(c_size_t)]),
+    "kk_get_many": (
+        c_int,
+        [KeychainPointer, c_char_p, POINTER(c_char_p), c_size_t, POINTER(c_void_p), POINTER(c_size_t), POINTER(c_int)],
+    ),
     "kk_exists": (c_int, [KeychainPointer, c_char_p, c_char_p]),
     "kk_set": (c_int, [KeychainPointer, c_char_p, c_char_p, c_char_p, c_size_t]),
     "kk_remove": (c_int, [KeychainPointer, c_char_p, c_char_p]),
@@ -178,6 +184,7 @@ kk_open_file = library.kk_open_file
 kk_persistence_of = library.kk_persistence_of
 kk_close = library.kk_close
 kk_get = library.kk_get
+kk_get_many = library.kk_get_many
 kk_exists = library.kk_exists
 kk_set = library.kk_set
 kk_remove = library.kk_remove
@@ -223,6 +230,26 @@ def take_secret(function: str, value: c_void_p, length: int) -> bytes:
     if not value:
         raise KeychainError(f"{function} returned KK_OK without a value", Status.EUNKNOWN)
     return string_at(value, length)
+
+
+def take_secrets(function: str, values: Any, lengths: Any, statuses: Any, count: int) -> List[Optional[bytes]]:
+    """The bytes of each entry a batched read (``kk_get_many``) returned
+    with KK_OK among the first ``count``, ``None`` for the others; the
+    caller frees every value with :func:`free_secrets`, also when this
+    raises."""
+    return [
+        take_secret(function, values[index], lengths[index]) if statuses[index] == Status.OK else None
+        for index in range(count)
+    ]
+
+
+def free_secrets(values: Any, count: int) -> None:
+    """``kk_secret_free`` on each of the ``count`` values of a batched read
+    (``values``: an array of ``c_void_p``; NULL entries are skipped)."""
+    for index in range(count):
+        value = values[index]
+        if value:
+            kk_secret_free(value)
 
 
 def read_list(function: str, names: Any, count: int) -> List[str]:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
+import time
 import weakref
-from collections.abc import Mapping, MutableMapping
-from ctypes import Array, byref, c_int, c_size_t, c_ubyte, c_uint64, c_void_p, memset, sizeof
+from collections.abc import ItemsView, KeysView, Mapping, MutableMapping, ValuesView
+from contextlib import contextmanager
+from ctypes import Array, byref, c_char_p, c_int, c_size_t, c_ubyte, c_uint64, c_void_p, memset, sizeof
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Type, Union, cast
 
@@ -25,6 +28,34 @@ if TYPE_CHECKING:
     from _typeshed import SupportsKeysAndGetItem
 
 _MISSING: Any = object()
+
+PREFETCH_LIFETIME = 0.25
+"""How long, in seconds after its listing, ``dict(kc)`` may use the values
+it read together (see :meth:`Keychain.keys`)."""
+
+_clock: Callable[[], float] = time.monotonic
+"""The clock of that lifetime (a module attribute, so tests can move it)."""
+
+_NOT_WRITTEN = 1
+"""A status no ``kk_status`` has: an entry ``kk_get_many`` left unwritten."""
+
+
+class _Prefetch:
+    """The accounts a ``keys()`` iteration listed and, once the first of
+    them is asked for through ``kc[...]``, their values read in one call:
+    what the rest of ``dict(kc)`` may use (see :meth:`Keychain.keys`)."""
+
+    __slots__ = ("owner", "generation", "deadline", "accounts", "position", "read", "values", "error")
+
+    def __init__(self, accounts: List[str], generation: object) -> None:
+        self.owner = threading.get_ident()
+        self.generation = generation
+        self.deadline = _clock() + PREFETCH_LIFETIME
+        self.accounts = accounts
+        self.position = 0  # the index of the next account expected
+        self.read = False
+        self.values: List[Optional[bytes]] = []  # of the accounts before the first failing one
+        self.error: Optional[KeychainError] = None  # that failing account's
 
 
 def _milliseconds(seconds: Optional[float], name: str) -> int:
@@ -118,8 +149,16 @@ class Keychain(MutableMapping[str, str]):
     Listing reads no value, so it works while the keychain is locked.
 
     Iteration lists the accounts of the service at the time of the call
-    (:meth:`accounts`), sorted by their UTF-8 bytes; items are read one by
-    one afterwards, so other writers may change them meanwhile.
+    (:meth:`accounts`), sorted by their UTF-8 bytes. Each iteration of
+    ``items()`` or ``values()`` lists the accounts and reads all their
+    values in one call (:meth:`get_many_bytes`): a snapshot taken when the
+    iteration starts, two calls of the library whatever the number of
+    items. ``dict(kc)`` lists through ``keys()`` and reads every value in
+    one call at its first ``kc[account]``: a snapshot as of the start of
+    ``dict(kc)``, as ``items()`` is; only ``kc[account]`` calls that
+    follow a ``keys()`` iteration by strict rules (its thread, its order,
+    within 0.25 s, no other call between: see :meth:`keys`) take their
+    value from that read, any other reads afresh.
     ``bool(kc)`` is always ``True`` (an open handle, even when empty): it
     never queries the keychain.
 
@@ -130,7 +169,8 @@ class Keychain(MutableMapping[str, str]):
     listed by ``iter()``, ``len()`` and ``keys()`` (it exists), so
     ``values()``, ``items()``, ``dict(kc)``, ``==`` and :meth:`popitem`
     raise :class:`ItemNotFound` (a ``KeyError``) when they reach it;
-    :meth:`clear` removes it like any other.
+    :meth:`clear` removes it like any other. :meth:`get_many` reads it as
+    ``None``, as :meth:`value` does.
 
     Every method accepts ``service=None``, meaning the keychain's own
     ``service``. A keychain opened without one uses the running program's
@@ -384,6 +424,8 @@ class Keychain(MutableMapping[str, str]):
         return keychain
 
     def _open(self, opener: Callable[[Any], int], backend: str, service: Optional[str]) -> None:
+        self._prefetch: Optional[_Prefetch] = None
+        self._generation: object = object()
         self._service: str = default_service() if service is None else service
         self._service_name = encode_name(self._service, "service")
         self._backend = backend
@@ -403,6 +445,7 @@ class Keychain(MutableMapping[str, str]):
         called from that callback. Any use afterwards raises
         :class:`KeychainClosed`.
         """
+        self._forget()
         self._finalizer()
 
     @property
@@ -440,6 +483,7 @@ class Keychain(MutableMapping[str, str]):
     def server_logins(self) -> ServerLogins:
         """The passwords of server logins (:class:`ServerLogin`) in this
         keychain: see :class:`ServerLogins`."""
+        self._forget()
         return ServerLogins(self._handle)
 
     @property
@@ -450,7 +494,7 @@ class Keychain(MutableMapping[str, str]):
         Raises :class:`InvalidArgument` for other backends (nothing of
         theirs crosses a bus), and what connecting raises."""
         encrypted = c_int()
-        with self._handle as pointer:
+        with self._calling() as pointer:
             status = _ffi.kk_transfer_encrypted(pointer, byref(encrypted))
         if status != Status.OK:
             raise _ffi.failure(status, "asking how secrets cross the bus")
@@ -477,7 +521,7 @@ class Keychain(MutableMapping[str, str]):
           items is closed (:meth:`in_memory`).
         """
         persistence = c_int()
-        with self._handle as pointer:
+        with self._calling() as pointer:
             status = _ffi.kk_persistence_of(pointer, byref(persistence))
             if status != Status.OK:
                 raise _ffi.failure(status, "asking how long the items last")
@@ -497,7 +541,7 @@ class Keychain(MutableMapping[str, str]):
         service_name, account_name = self._key(account, service)
         value = c_void_p()
         length = c_size_t()
-        with self._handle as pointer:
+        with self._calling() as pointer:
             status = _ffi.kk_get(pointer, service_name, account_name, byref(value), byref(length))
             try:
                 if status == Status.ENOTFOUND:
@@ -513,7 +557,7 @@ class Keychain(MutableMapping[str, str]):
         value (no secret enters this process). An item in a locked
         collection exists, and so does a value that is not valid UTF-8."""
         service_name, account_name = self._key(account, service)
-        with self._handle as pointer:
+        with self._calling() as pointer:
             status = _ffi.kk_exists(pointer, service_name, account_name)
         if status == Status.ENOTFOUND:
             return False
@@ -532,12 +576,54 @@ class Keychain(MutableMapping[str, str]):
         except UnicodeDecodeError:
             return None
 
+    def get_many_bytes(self, accounts: Iterable[str], service: Optional[str] = None) -> Dict[str, Optional[bytes]]:
+        """The values of many accounts of one service, as bytes, read in one
+        call (``kk_get_many``): ``{account: value_bytes(account, service)}``
+        for each account in order, ``None`` when absent.
+
+        ``accounts`` is any iterable of ``str`` (not a ``str`` itself); an
+        account given twice is read once, and the dict holds it once. Every
+        account is checked as :meth:`value_bytes` checks it, before the
+        library is called: a bad one raises :class:`InvalidArgument`, and so
+        does a bad ``service``. An empty ``accounts`` returns ``{}`` without
+        calling the library.
+
+        A failure is never an absence: when an account cannot be read (its
+        item locked: :class:`InteractionNotAllowed`; the unlock prompt
+        dismissed: :class:`UserCanceled`; no service:
+        :class:`ServiceUnavailable`; ...), this raises what
+        :meth:`value_bytes` would raise for the first such account, and
+        returns nothing. On the Secret Service the batch is one search of
+        the service and one transfer of the secrets, so its cost grows with
+        the items of the service: for a few accounts of a service of
+        thousands of items, call :meth:`value_bytes` for each.
+        """
+        service_name, names = self._keys(accounts, service)
+        if not names:
+            return {}
+        listed = list(names)
+        values, error = self._read_many(
+            service_name, list(names.values()), lambda index: self._describe(listed[index], service)
+        )
+        if error is not None:
+            raise error
+        return dict(zip(listed, values))
+
+    def get_many(self, accounts: Iterable[str], service: Optional[str] = None) -> Dict[str, Optional[str]]:
+        """The text values of many accounts of one service, read in one call:
+        ``{account: value(account, service)}`` for each account in order,
+        ``None`` for an absent account and for a value that is not valid
+        UTF-8, as :meth:`value` (read those with :meth:`get_many_bytes`).
+        Takes and raises what :meth:`get_many_bytes` does (a locked item is
+        :class:`InteractionNotAllowed`, never ``None``)."""
+        return {account: _text(data) for account, data in self.get_many_bytes(accounts, service).items()}
+
     def update_value(self, value: Value, account: str, service: Optional[str] = None) -> None:
         """Stores ``value`` for the key, replacing the current value or
         creating the item: ``str`` as UTF-8, bytes-like as is."""
         data = encode_value(value)
         service_name, account_name = self._key(account, service)
-        with self._handle as pointer:
+        with self._calling() as pointer:
             status = _ffi.kk_set(pointer, service_name, account_name, data, len(data))
             if status != Status.OK:
                 raise _ffi.failure(status, self._describe(account, service))
@@ -550,7 +636,7 @@ class Keychain(MutableMapping[str, str]):
         service_name = self._service_name if service is None else encode_name(service, "service")
         accounts = _ffi.ACCOUNT_LIST()
         count = c_size_t()
-        with self._handle as pointer:
+        with self._calling() as pointer:
             status = _ffi.kk_list(pointer, service_name, byref(accounts), byref(count))
             try:
                 if status != Status.OK:
@@ -562,7 +648,7 @@ class Keychain(MutableMapping[str, str]):
     def remove_value(self, account: str, service: Optional[str] = None) -> None:
         """Removes the key's item(s). Removing an absent item is not an error."""
         service_name, account_name = self._key(account, service)
-        with self._handle as pointer:
+        with self._calling() as pointer:
             status = _ffi.kk_remove(pointer, service_name, account_name)
             if status != Status.OK:
                 raise _ffi.failure(status, self._describe(account, service))
@@ -571,18 +657,17 @@ class Keychain(MutableMapping[str, str]):
 
     def __getitem__(self, account: str) -> str:
         """``kc[account]``: the text value; :class:`ItemNotFound` (a
-        ``KeyError``) when absent or not valid UTF-8."""
-        data = self.value_bytes(account)
-        if data is None:
-            raise self._absent(account)
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError:
-            pass
-        raise ItemNotFound(
-            f"the value of the key ({self._describe(account, None)}) is not valid UTF-8 "
-            "and reads as absent as text; use value_bytes()"
-        )
+        ``KeyError``) when absent or not valid UTF-8. Within ``dict(kc)``,
+        the value may come from the one read of every listed account (see
+        :meth:`keys`)."""
+        data = self._prefetched(account)
+        if data is _MISSING:
+            data = self.value_bytes(account)
+        text = _text(data)
+        if text is None:
+            self._forget()
+            raise self._absent(account) if data is None else self._not_text(account)
+        return text
 
     def __setitem__(self, account: str, value: Value) -> None:
         """``kc[account] = value``: see :meth:`update_value`."""
@@ -626,6 +711,7 @@ class Keychain(MutableMapping[str, str]):
         """Stores every (account, value) pair of ``other`` (a mapping, an
         object with ``keys()``, or pairs) and ``values``, in order, as
         :meth:`dict.update` does."""
+        self._forget()
         pairs: Iterable[Tuple[str, Value]]
         if isinstance(other, Mapping):
             pairs = other.items()
@@ -652,6 +738,70 @@ class Keychain(MutableMapping[str, str]):
         """Always ``True``, even when empty: a keychain is a handle, and
         truth never queries it (use ``len(kc)`` for emptiness)."""
         return True
+
+    def keys(self) -> KeysView[str]:
+        """``kc.keys()``: a view of the accounts. Iterating it lists them
+        once (:meth:`accounts`), when the iteration starts, and reads no
+        value, as ``iter(kc)`` does.
+
+        ``dict(kc)`` (and ``{**kc}``) iterate ``keys()``, then ask
+        ``kc[account]`` for each account listed, in order. So that this
+        makes two calls of the library rather than one per account, a
+        ``keys()`` iteration leaves its list with the keychain, and a
+        ``kc[account]`` for the first account listed reads the values of
+        all the listed accounts in one call (:meth:`get_many_bytes`). The
+        next ``kc[account]`` calls take their values from that read only
+        while all of these hold:
+
+        - they are made by the thread that iterated ``keys()``;
+        - they ask for the listed accounts in the order listed, each once:
+          a ``kc[account]`` for any other account discards the whole read
+          (that account, and every one after it, is read afresh);
+        - no other method of this keychain was called since, on any thread
+          (a write, a removal, ``in``, :meth:`value`, :meth:`accounts`,
+          :meth:`observe`, :meth:`close`, another iteration...): any such
+          call discards the read;
+        - less than ``PREFETCH_LIFETIME`` (0.25 s) passed since the
+          listing.
+
+        ``dict(kc)`` is therefore a snapshot of the service as of its
+        start, as ``items()`` is, that never misses a write made through
+        this keychain, and a ``kc[account]`` of your own code reads afresh
+        unless it follows a ``keys()`` iteration by these rules (then it is
+        as fresh as that listing). Only this keychain's calls discard the
+        read: a change made elsewhere (another handle or process) within
+        those 0.25 s may be missed by the rest of that ``dict(kc)``, as by
+        any snapshot. Each value is dropped once taken, and none is used
+        after those 0.25 s; ``dict(kc)`` takes them all, or drops them all
+        at a failure (a locked item, an account removed since the listing, a
+        value that is not valid UTF-8), which is raised for its own account
+        when reached. Values read but not taken (a loop that stops early)
+        are dropped at the next call on the keychain, or with it. A
+        ``keys()`` iteration itself never reads a value, so it works while
+        the keychain is locked; ``list(kc.keys())`` also asks ``len()``, a
+        listing, which discards the read.
+        """
+        self._forget()
+        return _KeysView(self)
+
+    def items(self) -> ItemsView[str, str]:
+        """``kc.items()``: a view of the (account, text value) pairs. Each
+        iteration lists the accounts and reads all their values in one call
+        (two calls of the library in all), when it starts, then goes over
+        that snapshot. An account removed between the listing and the read
+        is left out; a value that is not valid UTF-8 raises
+        :class:`ItemNotFound`, a locked item :class:`InteractionNotAllowed`
+        (see the class), before any pair is yielded. ``len()`` lists; ``(account,
+        value) in kc.items()`` reads that one account."""
+        self._forget()
+        return _ItemsView(self)
+
+    def values(self) -> ValuesView[str]:
+        """``kc.values()``: a view of the text values. Each iteration, and
+        ``value in kc.values()``, goes over a snapshot as :meth:`items`
+        does; ``len()`` lists."""
+        self._forget()
+        return _ValuesView(self)
 
     def popitem(self) -> Tuple[str, str]:
         """Removes and returns the (account, text value) of the first account
@@ -721,7 +871,7 @@ class Keychain(MutableMapping[str, str]):
         registration = Registration(callback, self._observers)
         token = c_uint64()
         try:
-            with self._handle as pointer:
+            with self._calling() as pointer:
                 status = _ffi.kk_observe(
                     pointer, service_name, account_name, on_change, registration.id, on_destroy, byref(token)
                 )
@@ -740,7 +890,7 @@ class Keychain(MutableMapping[str, str]):
 
     def _unobserve(self, token: int) -> None:
         try:
-            with self._handle as pointer:
+            with self._calling() as pointer:
                 status = _ffi.kk_unobserve(pointer, token)
         except KeychainClosed:
             return  # closing removed every observer
@@ -748,6 +898,161 @@ class Keychain(MutableMapping[str, str]):
             raise _ffi.failure(status)
 
     # -- helpers -------------------------------------------------------------
+
+    @contextmanager
+    def _calling(self) -> Iterator[_ffi.KeychainPointer]:
+        """``with self._handle``, discarding what a ``keys()`` iteration left
+        both before the call and after it (see :meth:`keys`)."""
+        self._forget()
+        try:
+            with self._handle as pointer:
+                yield pointer
+        finally:
+            self._forget()
+
+    def _forget(self) -> None:
+        """Discards what a ``keys()`` iteration left, and makes a read of it
+        under way on another thread unusable once it returns."""
+        self._prefetch = None
+        self._generation = object()
+
+    def _keys(self, accounts: Iterable[str], service: Optional[str]) -> Tuple[bytes, Dict[str, bytes]]:
+        """The service's bytes and each account's (in order, once each),
+        checked as :meth:`_key` checks them."""
+        self._forget()
+        if isinstance(accounts, (str, bytes, bytearray, memoryview)):
+            raise InvalidArgument(f"accounts must be an iterable of str, not a {type(accounts).__name__}")
+        try:
+            iterator = iter(accounts)
+        except TypeError:
+            raise InvalidArgument(f"accounts must be an iterable of str, not {type(accounts).__name__}") from None
+        names: Dict[str, bytes] = {}
+        for account in iterator:
+            names[account] = self._key(account, service)[1]
+        return self._key("", service)[0], names
+
+    def _read_many(
+        self,
+        service_name: bytes,
+        names: List[bytes],
+        describe: Callable[[int], str],
+        keep_before_failure: bool = False,
+        handle: Any = None,
+    ) -> Tuple[List[Optional[bytes]], Optional[KeychainError]]:
+        """``kk_get_many`` of ``names`` (at least one): the values (``None``
+        when absent) of the accounts before the first one that could not be
+        read, and that one's exception (``describe(index)`` names it), else
+        ``None``. Without ``keep_before_failure`` no value is copied when an
+        account failed. Every value the library returned is freed, whatever
+        happens. ``handle``: what to call through (default :meth:`_calling`)."""
+        count = len(names)
+        accounts = (c_char_p * count)(*names)
+        values = (c_void_p * count)()
+        lengths = (c_size_t * count)()
+        statuses = (c_int * count)(*([_NOT_WRITTEN] * count))
+        with (self._calling() if handle is None else handle) as pointer:
+            status = _ffi.kk_get_many(pointer, service_name, accounts, count, values, lengths, statuses)
+            try:
+                failed = next(
+                    (index for index in range(count) if statuses[index] not in (Status.OK, Status.ENOTFOUND)), count
+                )
+                error: Optional[KeychainError] = None
+                if status != Status.OK:
+                    # The message describes the first failing account; when
+                    # no entry says which, the call failed as a whole.
+                    error = _ffi.failure(status, describe(0 if failed == count else failed))
+                    if failed == count:
+                        raise error
+                elif failed < count:
+                    raise KeychainError(
+                        f"kk_get_many returned KK_OK but status {statuses[failed]} for entry {failed}", Status.EUNKNOWN
+                    )
+                if error is not None and not keep_before_failure:
+                    return [], error
+                return _ffi.take_secrets("kk_get_many", values, lengths, statuses, failed), error
+            finally:
+                _ffi.free_secrets(values, count)
+
+    def _snapshot(self) -> List[Tuple[str, str]]:
+        """The (account, text value) pairs of the service: one listing and
+        one read of every listed account (see :meth:`items`)."""
+        accounts = self.accounts()
+        if not accounts:
+            return []
+        values, error = self._read_many(
+            self._service_name,
+            [account.encode("utf-8") for account in accounts],
+            lambda index: self._describe(accounts[index], None),
+            keep_before_failure=True,
+        )
+        pairs: List[Tuple[str, str]] = []
+        for account, data in zip(accounts, values):
+            if data is None:
+                continue  # removed since it was listed
+            text = _text(data)
+            if text is None:
+                raise self._not_text(account)
+            pairs.append((account, text))
+        if error is not None:
+            raise error
+        return pairs
+
+    def _list_keys(self) -> Iterator[str]:
+        """A ``keys()`` iteration: lists, and leaves the list for ``dict(kc)``."""
+        accounts = self.accounts()
+        if accounts:
+            self._prefetch = _Prefetch(accounts, self._generation)
+        return iter(accounts)
+
+    def _prefetched(self, account: object) -> Any:
+        """The value (bytes; ``None`` when absent) of ``account`` from the
+        read that a ``keys()`` iteration allows (see :meth:`keys`), or
+        ``_MISSING`` when the rules allow none: then that read is
+        discarded. Raises the failure of ``account`` the read met."""
+        prefetch = self._prefetch
+        if prefetch is None:
+            return _MISSING
+        index = prefetch.position
+        if not (
+            prefetch.generation is self._generation
+            and prefetch.owner == threading.get_ident()
+            and _clock() < prefetch.deadline
+            and isinstance(account, str)
+            and index < len(prefetch.accounts)
+            and account == prefetch.accounts[index]
+        ):
+            self._forget()
+            return _MISSING
+        prefetch.position = index + 1
+        try:
+            if not prefetch.read:
+                prefetch.read = True
+                listed = prefetch.accounts
+                prefetch.values, prefetch.error = self._read_many(
+                    self._service_name,
+                    [name.encode("utf-8") for name in listed],
+                    lambda failed: self._describe(listed[failed], None),
+                    keep_before_failure=True,
+                    handle=self._handle,  # its own call does not discard it
+                )
+            if index < len(prefetch.values):
+                data = prefetch.values[index]
+                prefetch.values[index] = None
+            elif prefetch.error is not None:
+                raise prefetch.error
+            else:  # not reached: the values and the error cover every account
+                data = _MISSING
+        except BaseException:
+            self._drop(prefetch)
+            raise
+        if data is _MISSING or index + 1 == len(prefetch.accounts):
+            self._drop(prefetch)
+        return data
+
+    def _drop(self, prefetch: _Prefetch) -> None:
+        """Discards ``prefetch`` when it is still the keychain's."""
+        if self._prefetch is prefetch:
+            self._prefetch = None
 
     def _key(self, account: object, service: Optional[object]) -> Tuple[bytes, bytes]:
         account_name = encode_name(account, "account")
@@ -761,7 +1066,59 @@ class Keychain(MutableMapping[str, str]):
     def _describe(self, account: object, service: Optional[object]) -> str:
         return f"{self._describe_service(service)}, account {account!r}"
 
+    def _not_text(self, account: object) -> ItemNotFound:
+        """The error of a mapping access to a value that is not valid UTF-8
+        (never quoting it)."""
+        return ItemNotFound(
+            f"the value of the key ({self._describe(account, None)}) is not valid UTF-8 "
+            "and reads as absent as text; use value_bytes()"
+        )
+
     def _absent(self, account: object) -> ItemNotFound:
         """The error of a mapping access to an absent ``account``, in the
         library's words for ``KK_ENOTFOUND``."""
         return ItemNotFound(f"{_ffi.status_string(Status.ENOTFOUND)} ({self._describe(account, None)})")
+
+
+def _text(data: Optional[bytes]) -> Optional[str]:
+    """``data`` as text; ``None`` when absent or not valid UTF-8 (leaving no
+    exception that holds the bytes)."""
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+class _KeysView(KeysView[str]):
+    """``kc.keys()``: see :meth:`Keychain.keys`."""
+
+    __slots__ = ()
+    _mapping: Keychain
+
+    def __iter__(self) -> Iterator[str]:
+        return self._mapping._list_keys()
+
+
+class _ItemsView(ItemsView[str, str]):
+    """``kc.items()``: see :meth:`Keychain.items`."""
+
+    __slots__ = ()
+    _mapping: Keychain
+
+    def __iter__(self) -> Iterator[Tuple[str, str]]:
+        return iter(self._mapping._snapshot())
+
+
+class _ValuesView(ValuesView[str]):
+    """``kc.values()``: see :meth:`Keychain.values`."""
+
+    __slots__ = ()
+    _mapping: Keychain
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([text for _, text in self._mapping._snapshot()])
+
+    def __contains__(self, value: object) -> bool:
+        return any(text is value or text == value for text in self)

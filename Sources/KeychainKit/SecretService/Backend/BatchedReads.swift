@@ -20,7 +20,7 @@ extension SecretServiceKeychainInterface {
         var offeredUnlock = false
         return try withConnection { connection throws(SecretServiceFailure) in
             try requireNoHiddenCollections(on: connection)
-            let found = try connection.client.verifiedSearch([Names.Attribute.service: service], cap: nil)
+            let found = try connection.client.verifiedSearch([Names.Attribute.service: service], cap: nil, reading: .attributes)
             let wanted = Set(accounts.map { Array($0.utf8) })
             var unlocked: [[UInt8]: [AttributeItem]] = [:]
             var locked: [[UInt8]: [String]] = [:]
@@ -39,8 +39,9 @@ extension SecretServiceKeychainInterface {
                 throw SecretServiceFailure.locked(lockedPaths, "the item is")
             }
             var chosen: [[UInt8]: String] = [:]
-            for (account, items) in unlocked { chosen[account] = Self.newest(items)?.id }
+            for (account, items) in unlocked { chosen[account] = try newest(items, on: connection)?.id }
             let secrets = try connection.client.secrets(at: Array(chosen.values))
+            var toldLocked = false
             return accounts.map { account in
                 let bytes = Array(account.utf8)
                 let key = KeychainAttributes(account: account, service: service)
@@ -55,7 +56,13 @@ extension SecretServiceKeychainInterface {
                     }
                 }
                 if let paths = locked[bytes] ?? (found.unverifiedLocked.isEmpty ? nil : found.unverifiedLocked) {
-                    return .failure(SecretServiceFailure.locked(paths, "the item is").error)
+                    let failure = SecretServiceFailure.locked(paths, "the item is")
+                    if !toldLocked, let detail = failure.detail {
+                        // The first locked entry's, as kk_get of it would say.
+                        connection.client.note(detail)
+                        toldLocked = true
+                    }
+                    return .failure(failure.error)
                 }
                 connection.cache.store(key, chosen: nil, all: [])
                 return .success(nil)

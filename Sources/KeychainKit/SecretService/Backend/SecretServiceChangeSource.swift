@@ -197,7 +197,8 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
             // Verified: a loosely matching service must not make another
             // key's changes this key's.
             guard let found = try? client.verifiedSearch(
-                [Names.Attribute.service: key.service, Names.Attribute.account: key.account], cap: VerifiedSearch.keyedCap)
+                [Names.Attribute.service: key.service, Names.Attribute.account: key.account], cap: VerifiedSearch.keyedCap,
+                reading: .attributes)
             else { return }
             for item in found.unlocked + found.locked { keyOfPath[item.id] = key }  // verified ones only
             searchedKeys.insert(key)

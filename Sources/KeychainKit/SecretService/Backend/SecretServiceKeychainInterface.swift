@@ -278,7 +278,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         try withConnection { connection throws(SecretServiceFailure) in
             var accounts: [String] = []
             var seen = Set<[UInt8]>()  // by bytes: canonically equal names are distinct accounts
-            for item in try listing(service, on: connection) {
+            for item in try listing(service, reading: .attributes, on: connection) {
                 guard let account = item.attributes[Names.Attribute.account] else { continue }
                 if seen.insert(Array(account.utf8)).inserted { accounts.append(account) }
             }
@@ -291,7 +291,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     public func itemInfo(inService service: String) throws(KeychainError) -> [KeychainItemInfo] {
         try withConnection { connection throws(SecretServiceFailure) in
             var newest: [[UInt8]: AttributeItem] = [:]  // by account bytes
-            for item in try listing(service, on: connection) {
+            for item in try listing(service, reading: .everything, on: connection) {
                 guard let account = item.attributes[Names.Attribute.account] else { continue }
                 let bytes = Array(account.utf8)
                 if let kept = newest[bytes], kept.modified >= item.modified { continue }
@@ -310,9 +310,11 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// items or shows a locked item without its attributes: the listing
     /// would be incomplete. The operation's deadline grows with the items
     /// found (one `GetAll` each).
-    private func listing(_ service: String, on connection: KeyedConnection) throws(SecretServiceFailure) -> [AttributeItem] {
+    private func listing(
+        _ service: String, reading: VerifiedSearch.Reading, on connection: KeyedConnection
+    ) throws(SecretServiceFailure) -> [AttributeItem] {
         try requireNoHiddenCollections(on: connection)
-        let found = try connection.client.verifiedSearch([Names.Attribute.service: service], cap: nil)
+        let found = try connection.client.verifiedSearch([Names.Attribute.service: service], cap: nil, reading: reading)
         try requireNoHiddenCollections(on: connection, asking: true)
         if !found.unverifiedLocked.isEmpty { throw SecretServiceFailure.locked(found.unverifiedLocked, "the item is") }
         return found.unlocked + found.locked
@@ -534,11 +536,12 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     private func search(_ key: KeychainAttributes, on connection: KeyedConnection) throws(SecretServiceFailure) -> Found {
         try requireNoHiddenCollections(on: connection)
         let verified = try connection.client.verifiedSearch(
-            [Names.Attribute.service: key.service, Names.Attribute.account: key.account], cap: VerifiedSearch.keyedCap)
+            [Names.Attribute.service: key.service, Names.Attribute.account: key.account], cap: VerifiedSearch.keyedCap,
+            reading: .attributes)
         let unlocked = verified.unlocked.map(\.id)
         let locked = verified.lockedPaths
         try requireNoHiddenCollections(on: connection, asking: unlocked.isEmpty && locked.isEmpty)
-        let found = Found(unlocked: unlocked, locked: locked, chosen: Self.newest(verified.unlocked)?.id)
+        let found = Found(unlocked: unlocked, locked: locked, chosen: try newest(verified.unlocked, on: connection)?.id)
         if found.locked.isEmpty && unlocked.count < 2 {
             connection.cache.store(key, chosen: found.chosen, all: unlocked)
         } else {
@@ -571,6 +574,17 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         for path in items where path != keeper { try deleteItem(at: path, on: connection) }
         connection.cache.store(key, chosen: keeper, all: [keeper])
         return true
+    }
+
+    /// ``newest(_:)`` of `items` found with their attributes only: where
+    /// there are several, their times are read first (one `GetAll` each).
+    func newest(_ items: [AttributeItem], on connection: KeyedConnection) throws(SecretServiceFailure) -> AttributeItem? {
+        guard items.count > 1 else { return items.first }
+        var described: [AttributeItem] = []
+        for item in try connection.client.items(at: items.map(\.id)) {
+            if let item = try item.get() { described.append(item) }  // nil: deleted meanwhile
+        }
+        return Self.newest(described)
     }
 
     /// The most recently modified of `items`, so that duplicates another

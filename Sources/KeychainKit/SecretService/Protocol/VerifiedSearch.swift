@@ -28,6 +28,16 @@ struct VerifiedSearch {
     /// The object paths of every locked item that may match.
     var lockedPaths: [String] { locked.map(\.id) + unverifiedLocked }
 
+    /// What is read of each item found.
+    enum Reading {
+        /// Its attributes alone (one `Get` each): what verifying needs.
+        /// Labels are empty and times 0; ``AttributeItem/isLocked`` is
+        /// whether the service listed it as locked.
+        case attributes
+        /// Everything the service says of it (one `GetAll` each).
+        case everything
+    }
+
     /// The most items one search for a key may return; more is a server
     /// fault, reported at once rather than read one by one. Listings (of a
     /// service, or by attributes) have no such cap.
@@ -37,12 +47,15 @@ struct VerifiedSearch {
 extension SecretServiceClient {
 
     /// Searches every collection for items whose attributes include
-    /// `wanted`, and verifies each item found (see ``VerifiedSearch``).
+    /// `wanted`, and verifies each item found (see ``VerifiedSearch``),
+    /// reading of each what `reading` says.
     ///
     /// Throws a server fault when the service answers with an object path
     /// outside `/org/freedesktop/secrets` or, with `cap`, with more items
     /// than `cap`.
-    func verifiedSearch(_ wanted: [String: String], cap: Int?) throws(SecretServiceFailure) -> VerifiedSearch {
+    func verifiedSearch(
+        _ wanted: [String: String], cap: Int?, reading: VerifiedSearch.Reading = .everything
+    ) throws(SecretServiceFailure) -> VerifiedSearch {
         let pairs = wanted.sorted { $0.key.precedesByUTF8($1.key) }
         let (unlocked, locked) = try searchItems(pairs)
         if let cap, unlocked.count + locked.count > cap {
@@ -56,9 +69,22 @@ extension SecretServiceClient {
             bus.extendOperation(by: overflow ? .max : more)
         }
         var found = VerifiedSearch()
-        // Every item's GetAll sent at once: a search's cost no longer grows
+        // Every item's call sent at once: a search's cost no longer grows
         // by a round trip per item.
-        let items = try items(at: unlocked + locked)
+        let paths = unlocked + locked
+        let items = switch reading {
+        case .everything: try items(at: paths)
+        case .attributes:
+            try zip(paths.indices, itemAttributes(at: paths)).map { index, attributes in
+                attributes.map { found in
+                    found.map { attributes in
+                        AttributeItem(
+                            id: paths[index], attributes: attributes, label: "", created: 0, modified: 0,
+                            isLocked: index >= unlocked.count)
+                    }
+                }
+            }
+        }
         for (index, item) in items.enumerated() {
             let isLocked = index >= unlocked.count
             let described: AttributeItem?
