@@ -29,10 +29,11 @@ COMPARISONS = [
     ("Python binding set vs keyring set", "binding set", "keyring set", "ratio", None),
     ("keyring get: our backend vs SecretService",
      "keyring get, keychainkit backend", "keyring get, SecretService backend", "ratio", None),
-    # Both backends viable: keyring's chainer asks each for its priority on
-    # every call, then asks ours first.
-    ("keyring get: installed (chainer) vs SecretService",
-     "keyring get, keychainkit installed (keyring's choice)", "keyring get, SecretService backend", "ratio", None),
+    # What keyring chooses with the package installed and no configuration:
+    # ours alone (priority 11) when keyring's other viable backends keep
+    # their passwords where ours reads them, as here; else its chainer.
+    ("keyring get: installed (keyring's choice) vs SecretService",
+     "keyring get, keychainkit installed (keyring's choice)", "keyring get, SecretService backend", "ratio", 0.05),
     ("keychainkit get vs secret-tool lookup (process)", "keychainkit get", "secret-tool lookup", "ratio", 0.4),
     ("keychainkit get vs python -m keyring get (process)", "keychainkit get", "python -m keyring get", "ratio", None),
     ("git credential fill: keychainkit vs libsecret helper", "git credential fill, git-credential-keychainkit",

@@ -4,7 +4,9 @@ Installing the ``keychainkit`` package registers :class:`Keyring` through
 the ``keyring.backends`` entry point: when a Secret Service answers, its
 priority (6) is above keyring's own SecretService backend (5), so
 ``keyring.get_password`` and every tool built on it (pip, twine, poetry) use
-it with no configuration. Select it explicitly with
+it with no configuration. When no other viable backend keeps passwords
+elsewhere, its priority (11) is above keyring's chainer too, and keyring
+uses it alone (see :data:`SOLE_PRIORITY`). Select it explicitly with
 ``PYTHON_KEYRING_BACKEND=keychainkit.keyring_backend.Keyring`` or, in
 ``keyringrc.cfg``::
 
@@ -35,6 +37,22 @@ from ._keychain import Keychain
 PRIORITY = 6
 """The priority when a Secret Service answers: above keyring's SecretService (5)."""
 
+SOLE_PRIORITY = 11
+"""The priority when a Secret Service answers and every other viable backend
+keeps its passwords where this one reads them (keyring's SecretService and
+libsecret backends): above keyring's chainer (10), so that keyring uses this
+backend alone. The chainer would ask those backends too, for the same items,
+after asking each of them for its priority on every call (a D-Bus connection
+each for keyring's SecretService backend)."""
+
+_SAME_STORE = frozenset({"keyring.backends.SecretService.Keyring", "keyring.backends.libsecret.Keyring"})
+"""The backends whose passwords are this one's: Secret Service items with
+``service`` and ``username``."""
+
+_NEVER_CHAINED = frozenset({"keyring.backends.chainer.ChainerBackend", "keyring.backends.fail.Keyring",
+                            "keyring.backends.null.Keyring"})
+"""keyring's backends that hold no passwords of their own."""
+
 _PROBE_SERVICE = "keychainkit.keyring_backend"
 _PROBE_ACCOUNT = "probe"
 
@@ -55,6 +73,19 @@ def _keyring_errors(failure: Type[errors.KeyringError]) -> Iterator[None]:
         raise failure(str(error)) from error
 
 
+def _others_hold_passwords(ours: type) -> bool:
+    """Whether a viable keyring backend other than ``ours`` keeps passwords
+    elsewhere than the Secret Service items ``ours`` reads (keyring's
+    KWallet backend, keyrings.alt's files, any plugin not known here)."""
+    for backend in list(KeyringBackend._classes):  # every backend keyring loaded, plugins included
+        name = f"{backend.__module__}.{backend.__name__}"
+        if backend is ours or name in _SAME_STORE or name in _NEVER_CHAINED:
+            continue
+        if backend.viable:  # its priority, as keyring reads it
+            return True
+    return False
+
+
 class Keyring(KeyringBackend):
     """keyring's backend interface over a KeychainKit Secret Service handle.
 
@@ -65,6 +96,8 @@ class Keyring(KeyringBackend):
     """
 
     _answered = False
+    _decided: Optional[float] = None
+    _deciding = False
 
     preferred_collection: Optional[str] = None
     """Where new items go, as with keyring's SecretService backend: a
@@ -93,13 +126,17 @@ class Keyring(KeyringBackend):
 
     @properties.classproperty
     def priority(cls) -> float:
-        """:data:`PRIORITY` when a Secret Service answers a search (an absent
-        or locked item is an answer); :class:`RuntimeError` otherwise, so
-        keyring deems the backend not viable. No Secret Service fails at once
-        (the library's ``KK_EUNAVAILABLE``); the probe never prompts.
+        """When a Secret Service answers a search (an absent or locked item
+        is an answer): :data:`SOLE_PRIORITY` if every other viable backend
+        keeps its passwords where this one reads them (keyring then uses
+        this one alone), else :data:`PRIORITY` (keyring's chainer then asks
+        this one first, and the others after it). :class:`RuntimeError`
+        otherwise, so keyring deems the backend not viable. No Secret
+        Service fails at once (the library's ``KK_EUNAVAILABLE``); the probe
+        never prompts.
 
-        A positive answer is remembered for the process: keyring's chainer
-        reads every backend's priority on every call."""
+        The answer is remembered for the process: keyring's chainer reads
+        every backend's priority on every call."""
         if not cls._answered:
             try:
                 with Keychain(prompts="never") as probe:
@@ -109,7 +146,15 @@ class Keyring(KeyringBackend):
             except KeychainError as error:
                 raise RuntimeError(f"no Secret Service answered: {error}") from error
             cls._answered = True
-        return PRIORITY
+        if cls._deciding:
+            return PRIORITY  # asked again while the others are looked at
+        if cls._decided is None:
+            cls._deciding = True
+            try:
+                cls._decided = SOLE_PRIORITY if not _others_hold_passwords(cls) else PRIORITY
+            finally:
+                cls._deciding = False
+        return cls._decided
 
     @properties.classproperty
     def name(cls) -> str:

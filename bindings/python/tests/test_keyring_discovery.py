@@ -20,8 +20,16 @@ import pytest
 OURS = "keychainkit.keyring_backend.Keyring"
 
 REPORT = """
-import json, keyring, keyring.backend
+import json, os, keyring, keyring.backend
 from keyring.backends import chainer
+if os.environ.get("KK_TEST_OTHER_STORE"):
+    # A backend keeping passwords elsewhere (as keyring's KWallet backend,
+    # keyrings.alt's files): defining it registers it, as a plugin would be.
+    class Elsewhere(keyring.backend.KeyringBackend):
+        priority = 1
+        def get_password(self, service, username): return None
+        def set_password(self, service, username, password): pass
+        def delete_password(self, service, username): pass
 chosen = keyring.get_keyring()
 rings = {f"{type(r).__module__}.{type(r).__name__}": r.priority for r in keyring.backend.get_all_keyring()}
 chain = [f"{type(r).__module__}.{type(r).__name__}" for r in chainer.ChainerBackend.backends]
@@ -43,9 +51,22 @@ def test_installing_is_enough_and_it_comes_first(secret_service: None, tmp_path:
     found = report(tmp_path)
     secret_service_backend = "keyring.backends.SecretService.Keyring"
     assert found["rings"][OURS] > found["rings"][secret_service_backend]
-    # Two viable backends: keyring's chainer tries them by priority, ours first.
     assert found["chain"][0] == OURS
-    assert found["chosen"] in (OURS, "keyring.backends.chainer.ChainerBackend")
+    # keyring's SecretService backend keeps its passwords where ours reads
+    # them: ours ranks above the chainer (10) and is used alone, not after a
+    # priority probe of every backend on every call.
+    assert set(found["chain"]) <= {OURS, secret_service_backend, "keyring.backends.libsecret.Keyring"}, found
+    assert found["rings"][OURS] == 11
+    assert found["chosen"] == OURS
+
+
+def test_with_a_backend_keeping_passwords_elsewhere_the_chainer_asks_ours_first(
+    secret_service: None, tmp_path: Path
+) -> None:
+    found = report(tmp_path, {"KK_TEST_OTHER_STORE": "1"})
+    assert found["rings"][OURS] == 6, found
+    assert found["chosen"] == "keyring.backends.chainer.ChainerBackend"
+    assert found["chain"][0] == OURS and "__main__.Elsewhere" in found["chain"], found
 
 
 def test_python_keyring_backend_selects_it(secret_service: None, tmp_path: Path) -> None:
