@@ -100,6 +100,38 @@ def test_listing_on_an_everything_server_lists_the_service_only(fake: Fake, kc: 
     assert list(kc) == ["alice"]
 
 
+@pytest.mark.parametrize("mode", ["loose-match", "search-everything"])
+def test_a_batch_on_a_loose_server_reads_each_account_its_own_secret(fake: Fake, kc: Keychain, mode: str) -> None:
+    # One search of the service answers with every item (or every item of
+    # a loosely matched value): each is checked, and another service's or
+    # account's secret never stands for an asked account.
+    kc["alice"] = "alice's"
+    kc["bob|"] = "bob's"
+    with Keychain(service="other-app", prompts="never") as other:
+        other["carol"] = "other-app's carol"
+    fake.set_mode(mode)
+    assert kc.get_many(["alice", "bob|", "carol", "|"]) == {
+        "alice": "alice's", "bob|": "bob's", "carol": None, "|": None}
+    assert dict(kc) == {"alice": "alice's", "bob|": "bob's"}
+    assert sorted(kc.items()) == [("alice", "alice's"), ("bob|", "bob's")]
+
+
+def test_a_batch_on_a_server_naming_outside_paths_is_a_server_fault(fake: Fake, kc: Keychain) -> None:
+    kc["alice"] = "a"
+    fake.set_mode("bad-paths")
+    with pytest.raises(KeychainError) as raised:
+        kc.get_many(["alice", "bob"])
+    assert "server fault" in str(raised.value) and "/org/evil" in str(raised.value)
+
+
+def test_a_batch_on_a_locked_server_is_never_absent(fake: Fake, kc: Keychain) -> None:
+    kc["alice"] = "a"
+    fake.set_mode("locked")
+    with pytest.raises(KeychainError) as raised:
+        kc.get_many(["alice", "bob"])
+    assert "locked" in str(raised.value)
+
+
 def test_paths_outside_the_service_are_a_server_fault(fake: Fake, kc: Keychain) -> None:
     kc["alice"] = "a"
     fake.set_mode("bad-paths")
