@@ -157,17 +157,7 @@ final class BusConnection {
     /// a peer flooding us with signals during a call costs time, not
     /// memory, and the deadline is checked after each one.
     func call(_ message: BusMessage) throws(BusFailure) -> BusMessage {
-        let limit = try callLimit(for: message)
-        let awaited = AwaitedMessage()
-        var slot: OpaquePointer?
-        try BusFailure.check(
-            sd_bus_call_async(bus, &slot, message.raw, keepFirstMessage, Unmanaged.passUnretained(awaited).toOpaque(), limit),
-            "sending a D-Bus call")
-        defer { sd_bus_slot_unref(slot) }  // forgets a reply that never came
-        guard try process(until: Deadline(after: limit), { awaited.message != nil }), let reply = awaited.message else {
-            throw timedOut(message, operation: limit < timeoutMicroseconds)
-        }
-        return try checked(reply, to: message, limit: limit).get()
+        try reply(to: try send(call: message)).get()
     }
 
     /// How long a call sent now may wait: the timeout, and never past the

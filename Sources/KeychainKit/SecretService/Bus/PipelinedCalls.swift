@@ -1,6 +1,54 @@
 import CSDBus
 
+/// A method call sent and not answered yet (``BusConnection/send(call:)``):
+/// its reply is awaited later (``BusConnection/reply(to:)``), so that other
+/// calls, or work of the caller's own, overlap the wait.
+final class PendingCall {
+
+    /// The call.
+    let message: BusMessage
+
+    /// How long it may wait, in microseconds, and until when.
+    let limit: UInt64
+    let deadline: Deadline
+
+    fileprivate let awaited = AwaitedMessage()
+    fileprivate var slot: OpaquePointer?
+
+    fileprivate init(message: BusMessage, limit: UInt64) {
+        self.message = message
+        self.limit = limit
+        self.deadline = Deadline(after: limit)
+    }
+
+    deinit {
+        sd_bus_slot_unref(slot)  // forgets a reply that never came
+    }
+}
+
 extension BusConnection {
+
+    /// Sends `message` without waiting for its reply, which may take at
+    /// most the timeout, and never past the operation's deadline.
+    func send(call message: BusMessage) throws(BusFailure) -> PendingCall {
+        let call = PendingCall(message: message, limit: try callLimit(for: message))
+        try BusFailure.check(
+            sd_bus_call_async(
+                raw, &call.slot, message.raw, keepFirstMessage, Unmanaged.passUnretained(call.awaited).toOpaque(),
+                call.limit),
+            "sending a D-Bus call")
+        return call
+    }
+
+    /// The reply to `call`, or the failure it carries (see
+    /// ``call(_:)-(BusMessage)``), handling other messages as they come;
+    /// throws when none came within the call's limit.
+    func reply(to call: PendingCall) throws(BusFailure) -> Result<BusMessage, BusFailure> {
+        guard try process(until: call.deadline, { call.awaited.message != nil }), let reply = call.awaited.message else {
+            throw timedOut(call.message, operation: call.limit < timeoutMicroseconds)
+        }
+        return checked(reply, to: call.message, limit: call.limit)
+    }
 
     /// The most calls ``calls(_:)`` keeps unanswered at once: well under
     /// the pending replies a bus daemon allows one connection (dbus-daemon's
@@ -14,32 +62,17 @@ extension BusConnection {
     /// carries (see ``call(_:)-(BusMessage)``); a call that got no answer
     /// within its limit, or the operation's deadline, throws for all.
     func calls(_ messages: [BusMessage]) throws(BusFailure) -> [Result<BusMessage, BusFailure>] {
-        var replies: [Result<BusMessage, BusFailure>?] = Array(repeating: nil, count: messages.count)
-        var sent: [(index: Int, awaited: AwaitedMessage, slot: OpaquePointer?, limit: UInt64, deadline: Deadline)] = []
-        defer { for call in sent { sd_bus_slot_unref(call.slot) } }  // forgets replies that never came
-        var next = 0
-        var answered = 0
-        while answered < messages.count {
-            while next < messages.count && next - answered < Self.callsInFlight {
-                let message = messages[next]
-                let limit = try callLimit(for: message)
-                let awaited = AwaitedMessage()
-                var slot: OpaquePointer?
-                try BusFailure.check(
-                    sd_bus_call_async(raw, &slot, message.raw, keepFirstMessage, Unmanaged.passUnretained(awaited).toOpaque(), limit),
-                    "sending a D-Bus call")
-                sent.append((next, awaited, slot, limit, Deadline(after: limit)))
-                next += 1
+        var replies: [Result<BusMessage, BusFailure>] = []
+        replies.reserveCapacity(messages.count)
+        var sent: [PendingCall] = []
+        while replies.count < messages.count {
+            while sent.count < messages.count && sent.count - replies.count < Self.callsInFlight {
+                sent.append(try send(call: messages[sent.count]))
             }
             // Replies come in the order the service answers; the oldest
             // unanswered call bounds the wait.
-            let oldest = sent[answered]
-            guard try process(until: oldest.deadline, { oldest.awaited.message != nil }), let reply = oldest.awaited.message else {
-                throw timedOut(messages[oldest.index], operation: oldest.limit < timeoutMicroseconds)
-            }
-            replies[oldest.index] = checked(reply, to: messages[oldest.index], limit: oldest.limit)
-            answered += 1
+            replies.append(try reply(to: sent[replies.count]))
         }
-        return replies.map { $0! }
+        return replies
     }
 }

@@ -131,8 +131,24 @@ extension SecretServiceClient {
     private func isGnomeKeyring() -> Bool? {
         if let known = serverIsGnomeKeyring { return known }
         let request = try? methodCall(Names.servicePath, Names.Introspectable.interface, Names.Introspectable.introspect)
-        let found = request.flatMap { try? call($0).readString() }.map { $0.contains("org.gnome.keyring.") }
+        let found = request.flatMap { try? call($0).readString() }.map(Self.describesGnomeKeyring)
         serverIsGnomeKeyring = found
         return found
+    }
+
+    /// Learns whether the service is gnome-keyring from the reply to an
+    /// `Introspect` sent before the service's process was known: believed
+    /// only when that process answered it. Otherwise (no answer, or another
+    /// process) it is asked again when needed.
+    func learnServer(from introspection: PendingCall) {
+        guard case let .success(reply)? = try? bus.reply(to: introspection), reply.sender == destination,
+              let description = try? reply.readString() else { return }
+        serverIsGnomeKeyring = Self.describesGnomeKeyring(description)
+    }
+
+    /// Whether an introspection describes gnome-keyring's service (its own
+    /// interfaces are named `org.gnome.keyring.…`).
+    private static func describesGnomeKeyring(_ description: String) -> Bool {
+        description.contains("org.gnome.keyring.")
     }
 }

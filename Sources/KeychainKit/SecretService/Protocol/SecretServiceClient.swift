@@ -105,11 +105,18 @@ final class SecretServiceClient {
                 detail: "\(failure.detail ?? which), so no Secret Service; \(Self.withoutService)")
         }
         do throws(SecretServiceFailure) {
+            // Which server it is, asked along with the key exchange rather
+            // than after it (the answer waits behind the session's).
+            let introspection = try? bus.send(call: try bus.methodCall(
+                SecretServiceNames.busName, SecretServiceNames.servicePath, SecretServiceNames.Introspectable.interface,
+                SecretServiceNames.Introspectable.introspect))
             let (session, owner) = try TransferSession.open(on: bus, destination: SecretServiceNames.busName, policy: transfer)
             // Signals are believed from the process that answered, from now
             // on (none before matters: nothing is known yet).
             senders.serviceOwner = owner
-            return SecretServiceClient(bus: bus, session: session, destination: owner)
+            let client = SecretServiceClient(bus: bus, session: session, destination: owner)
+            if let introspection { client.learnServer(from: introspection) }
+            return client
         } catch let failure {
             // Whatever stops us reaching the service is "unavailable",
             // unless the service refused us.
