@@ -146,6 +146,11 @@ static int lock_or_unlock(const char *method, const char *collection)
     return status;
 }
 
+int kt_server_hides_locked_items(void)
+{
+    return strcmp(kt_server(), "keepassxc") == 0;
+}
+
 int kt_ss_lock(void)
 {
     const char *collection = default_collection();

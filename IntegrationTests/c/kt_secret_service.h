@@ -15,6 +15,10 @@
 
 #include <stddef.h>
 
+/** Whether the runner's server hides a locked collection's items from
+ *  searches (KeePassXC), so that absence cannot be told while locked. */
+int kt_server_hides_locked_items(void);
+
 /** Locks the collection of the default alias with
  *  org.freedesktop.Secret.Service.Lock (and its prompt, on KeePassXC), and
  *  waits until it says so. */

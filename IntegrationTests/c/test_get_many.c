@@ -186,11 +186,6 @@ TEST_ON(KT_HEARS_OTHERS, get_many_sees_another_handles_writes_at_once)
     kk_close(kc);
 }
 
-static int server_hides_locked_items(void)
-{
-    return strcmp(kt_server(), "keepassxc") == 0;
-}
-
 TEST_ON(KT_SECRET_SERVICE, get_many_of_a_locked_collection_is_elocked_never_absent)
 {
     kk_keychain *kc = kt_open();
@@ -205,7 +200,7 @@ TEST_ON(KT_SECRET_SERVICE, get_many_of_a_locked_collection_is_elocked_never_abse
         CHECK_STATUS(get_many_agrees_with_get(kc, svc, accounts, 3), KK_ELOCKED);
         CHECK_STATUS(kk_get_many(kc, svc, accounts, 3, values, NULL, each), KK_ELOCKED);
         CHECK_STATUS(each[0], KK_ELOCKED);
-        CHECK_STATUS(each[1], server_hides_locked_items() ? KK_ELOCKED : KK_ENOTFOUND);
+        CHECK_STATUS(each[1], kt_server_hides_locked_items() ? KK_ELOCKED : KK_ENOTFOUND);
         CHECK_STATUS(each[2], KK_ELOCKED);
         CHECK(values[0] == NULL && values[1] == NULL && values[2] == NULL);
         CHECK(strstr(kk_error_message(), "locked") != NULL);

@@ -37,11 +37,6 @@ static void remember(kk_event event, const char *service, const char *account, k
 /** Whether the server under test hides every item of a locked collection
  *  from searches (KeePassXC, for a locked database), rather than listing
  *  them as locked (gnome-keyring, KWallet). */
-static int server_hides_locked_items(void)
-{
-    return strcmp(kt_server(), "keepassxc") == 0;
-}
-
 TEST_ON(KT_SECRET_SERVICE, locked_collection_is_elocked_not_absent)
 {
     kk_keychain *kc = kt_open();
@@ -61,7 +56,7 @@ TEST_ON(KT_SECRET_SERVICE, locked_collection_is_elocked_not_absent)
         CHECK(m != NULL && m[0] != '\0');
         /* Present, though unreadable; where the server hides a locked
          * collection's items, presence cannot be told either. */
-        CHECK_STATUS(kk_exists(kc, svc, "acct"), server_hides_locked_items() ? KK_ELOCKED : KK_OK);
+        CHECK_STATUS(kk_exists(kc, svc, "acct"), kt_server_hides_locked_items() ? KK_ELOCKED : KK_OK);
 
         CHECK_STATUS(kk_set(kc, svc, "acct", "SUPERSECRET-while-locked", 24), KK_ELOCKED);
         CHECK_EQ(seen.calls, 1); /* a failed attempt notifies too */
@@ -76,7 +71,7 @@ TEST_ON(KT_SECRET_SERVICE, locked_collection_is_elocked_not_absent)
         CHECK_STATUS(seen.status, KK_ELOCKED);
         int count = -1;
         CHECK(kt_ss_count_items(svc, "acct", &count) == 0);
-        CHECK_EQ(count, server_hides_locked_items() ? 0 : 1); /* nothing removed: see below */
+        CHECK_EQ(count, kt_server_hides_locked_items() ? 0 : 1); /* nothing removed: see below */
 
         /* Creating an item needs the collection unlocked: no prompt, no
          * wait (a prompt's wait would last the 5 s request timeout). */
@@ -110,7 +105,7 @@ TEST_ON(KT_SECRET_SERVICE, absent_is_only_said_of_what_can_be_seen)
     if (kt_lock_checked()) {
         /* gnome-keyring and KWallet list a locked collection's items, so
          * the search proves absence; KeePassXC shows none of them. */
-        kk_status absent = server_hides_locked_items() ? KK_ELOCKED : KK_ENOTFOUND;
+        kk_status absent = kt_server_hides_locked_items() ? KK_ELOCKED : KK_ENOTFOUND;
         char *value = KT_SENTINEL;
         CHECK_STATUS(kk_get(kc, svc, "absent", &value, NULL), absent);
         CHECK(value == NULL);
@@ -119,7 +114,7 @@ TEST_ON(KT_SECRET_SERVICE, absent_is_only_said_of_what_can_be_seen)
         char **accounts = NULL;
         size_t n = 0;
         kk_status listed = kk_list(kc, svc, &accounts, &n);
-        if (server_hides_locked_items()) {
+        if (kt_server_hides_locked_items()) {
             CHECK_STATUS(listed, KK_ELOCKED);
             CHECK(accounts == NULL);
             CHECK(strstr(kk_error_message(), "/org/freedesktop/secrets/collection/") != NULL);

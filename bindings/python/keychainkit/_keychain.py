@@ -568,13 +568,7 @@ class Keychain(MutableMapping[str, str]):
     def value(self, account: str, service: Optional[str] = None) -> Optional[str]:
         """The value stored for the key, as text, or ``None`` when absent or
         not valid UTF-8 (read those with :meth:`value_bytes`)."""
-        data = self.value_bytes(account, service)
-        if data is None:
-            return None
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
+        return _text(self.value_bytes(account, service))
 
     def get_many_bytes(self, accounts: Iterable[str], service: Optional[str] = None) -> Dict[str, Optional[bytes]]:
         """The values of many accounts of one service, as bytes, read in one
