@@ -106,7 +106,7 @@ installed_manuals() {
     man -P cat 3 keychainkit | grep -q "kk_get" && man -P cat 3 kk_observe | grep -q "kk_observe" &&
     [ -f /usr/share/bash-completion/completions/keychainkit ] &&
     bash -c '. /usr/share/bash-completion/bash_completion 2>/dev/null; . /usr/share/bash-completion/completions/keychainkit &&
-             COMP_WORDS=(keychainkit --backend ""); COMP_CWORD=2; _keychainkit; [ "${COMPREPLY[*]}" = "secret-service kernel memory" ]'
+             COMP_WORDS=(keychainkit --backend ""); COMP_CWORD=2; _keychainkit; [ "${COMPREPLY[*]}" = "secret-service kernel file memory" ]'
 }
 check "man keychainkit, man 3 kk_observe and the bash completion work" installed_manuals
 
