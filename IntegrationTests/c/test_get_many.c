@@ -1,8 +1,11 @@
 /*
  * test_get_many.c — kk_get_many: the result of kk_get() for each account,
  * read together; absent, locked and bad entries; duplicates and more items
- * than the library keeps in flight; freshness against another handle.
+ * than the library keeps in flight; freshness against another handle; a
+ * fork()ed child's batch on an inherited handle; no bus.
  */
+#define _POSIX_C_SOURCE 200809L
+#include "kt_fork.h"
 #include "kt_keychain.h"
 #include "kt_secret_service.h"
 
@@ -222,4 +225,61 @@ TEST_ON(KT_SECRET_SERVICE, get_many_reads_the_item_get_reads_among_duplicates)
     const char *accounts[] = {"acct", "tool"};
     CHECK_STATUS(get_many_agrees_with_get(kc, svc, accounts, 2), KK_OK);
     kk_close(kc);
+}
+
+TEST_ON(KT_SECRET_SERVICE | KT_FILE, get_many_works_in_a_forked_child_on_the_inherited_handle)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    const char *svc = kt_service();
+    const char *accounts[] = {"a", "b", "absent"};
+    CHECK_STATUS(kk_set(kc, svc, "a", "1", 1), KK_OK);
+    CHECK_STATUS(kk_set(kc, svc, "b", "2", 1), KK_OK);
+    CHECK_STATUS(get_many_agrees_with_get(kc, svc, accounts, 3), KK_OK); /* the parent's connection in use */
+    pid_t pid = kt_fork();
+    REQUIRE(CHECK(pid >= 0));
+    if (pid == 0) {
+        /* The child never uses the parent's connection: it opens its own. */
+        KT_CHILD(CHECK_STATUS(get_many_agrees_with_get(kc, svc, accounts, 3), KK_OK));
+        KT_CHILD(CHECK_STATUS(kk_set(kc, svc, "b", "3", 1), KK_OK));
+        kk_close(kc);
+        kt_child_exit();
+    }
+    REQUIRE(CHECK_CHILD(pid, "the child"));
+    /* The child's write, seen by the parent's batch; its handle still works. */
+    char *values[3];
+    kk_status each[3];
+    CHECK_STATUS(kk_get_many(kc, svc, accounts, 3, values, NULL, each), KK_OK);
+    CHECK(values[1] != NULL && strcmp(values[1], "3") == 0);
+    for (int i = 0; i < 3; i++) kk_secret_free(values[i]);
+    kk_close(kc);
+}
+
+TEST_ON(KT_SECRET_SERVICE, get_many_without_a_session_bus_is_unavailable_at_once_for_every_entry)
+{
+    const char *saved = getenv("DBUS_SESSION_BUS_ADDRESS");
+    char *restore = saved ? strdup(saved) : NULL;
+    REQUIRE(setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent", 1) == 0);
+    kk_keychain *kc = NULL;
+    CHECK_STATUS(kk_open_secret_service(&kc), KK_OK); /* connecting is deferred */
+    if (kc != NULL) {
+        const char *accounts[] = {"a", "b"};
+        char *values[2] = {KT_SENTINEL, KT_SENTINEL};
+        kk_status each[2] = {KK_OK, KK_OK};
+        double start = kt_now();
+        CHECK_STATUS(kk_get_many(kc, kt_service(), accounts, 2, values, NULL, each), KK_EUNAVAILABLE);
+        double elapsed = kt_now() - start;
+        if (!CHECK(elapsed < 1.0)) printf("    kk_get_many took %.3f s\n", elapsed);
+        CHECK_STATUS(each[0], KK_EUNAVAILABLE); /* never "absent" */
+        CHECK_STATUS(each[1], KK_EUNAVAILABLE);
+        CHECK(values[0] == NULL && values[1] == NULL);
+        CHECK(strstr(kk_error_message(), "kk_open_kernel_keyring") != NULL);
+        kk_close(kc);
+    }
+    if (restore) {
+        setenv("DBUS_SESSION_BUS_ADDRESS", restore, 1);
+        free(restore);
+    } else {
+        unsetenv("DBUS_SESSION_BUS_ADDRESS");
+    }
 }

@@ -264,6 +264,20 @@ def test_one_operation_has_one_deadline(fake: Fake) -> None:
     assert "deadline" in str(raised.value) and "did not answer in time" in str(raised.value)
 
 
+def test_a_batch_on_a_slow_server_has_one_deadline(fake: Fake) -> None:
+    with Keychain(service="app", prompts="never") as writer:
+        writer["alice"] = "a"
+        writer["bob"] = "b"
+    fake.set_mode("slow", "GetSecrets:2000")
+    with Keychain(service="app", prompts="never", timeout=0.5) as slow:
+        started = time.monotonic()
+        with pytest.raises(ServiceUnavailable) as raised:
+            slow.get_many(["alice", "bob"])
+        elapsed = time.monotonic() - started
+    assert elapsed < 2.0, elapsed  # bounded by the operation, not the slow call
+    assert "GetSecrets" in str(raised.value) and "did not answer in time" in str(raised.value)
+
+
 def test_a_call_without_reply_names_the_call_and_the_time(fake: Fake) -> None:
     fake.set_mode("no-reply", "SearchItems")
     with Keychain(service="app", prompts="never", timeout=0.3) as kc:

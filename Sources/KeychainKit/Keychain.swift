@@ -105,18 +105,18 @@ where Interface: KeychainInterfaceProtocol {
         forAccounts accounts: [String], inService service: String = KeychainAttributes.defaultService
     ) throws(KeychainError) -> [Result<[UInt8]?, KeychainError>] {
         guard !service.isEmpty, !service.utf8.contains(0) else { throw .invalidArgument }
-        var valid: [String] = []
-        for account in accounts {
+        let isValid = accounts.map { account in
             let key = KeychainAttributes(account: account, service: service)
             registrar.access(self, keyPath: keyPath(for: key))
-            if key.invalidReason == nil { valid.append(account) }
+            return key.invalidReason == nil
         }
         resumeDeliveryAfterFork()
+        let valid = zip(accounts, isValid).filter(\.1).map(\.0)
         var read = try lock.withLock { () throws(KeychainError) in
             try interface.readItems(accounts: valid, inService: service)
         }.makeIterator()
-        return accounts.map { account in
-            KeychainAttributes(account: account, service: service).invalidReason == nil
+        return isValid.map { valid in
+            valid
                 ? read.next() ?? .failure(.unknownError(code: -1, message: "the backend answered fewer keys than asked"))
                 : .failure(.invalidArgument)
         }

@@ -29,14 +29,23 @@ extension SecretServiceKeychainInterface {
             }
             for item in found.unlocked { if let account = account(of: item) { unlocked[account, default: []].append(item) } }
             for item in found.locked { if let account = account(of: item) { locked[account, default: []].append(item.id) } }
-            if wanted.contains(where: { unlocked[$0] == nil && locked[$0] == nil }) {
-                // A key found nowhere is absent only if no collection hides it.
-                try requireNoHiddenCollections(on: connection, asking: true)
-            }
-            let lockedPaths = locked.values.flatMap { $0 } + found.unverifiedLocked
+            // A key found nowhere is absent only if no collection hides it;
+            // the keys found are read whatever the others hide.
+            let hidden = wanted.contains(where: { unlocked[$0] == nil && locked[$0] == nil })
+                ? try connection.freshHiddenCollections() : []
+            let lockedPaths = locked.values.flatMap { $0 } + found.unverifiedLocked + hidden
             if !lockedPaths.isEmpty && prompts == .allowed && !offeredUnlock {
                 offeredUnlock = true
                 throw SecretServiceFailure.locked(lockedPaths, "the item is")
+            }
+            /// Why an account with no readable item is not absent: its
+            /// items are locked, a locked item's attributes were withheld,
+            /// or a locked collection hides its items.
+            func unreadable(_ account: [UInt8]) -> SecretServiceFailure? {
+                if let paths = locked[account] { return .locked(paths, "the item is") }
+                if !found.unverifiedLocked.isEmpty { return .locked(found.unverifiedLocked, "the item is") }
+                if !hidden.isEmpty { return .locked(hidden, "a collection that hides its items is") }
+                return nil
             }
             var chosen: [[UInt8]: String] = [:]
             for (account, items) in unlocked { chosen[account] = try newest(items, on: connection)?.id }
@@ -55,8 +64,7 @@ extension SecretServiceKeychainInterface {
                     case let .failure(failure): return .failure(failure.error)
                     }
                 }
-                if let paths = locked[bytes] ?? (found.unverifiedLocked.isEmpty ? nil : found.unverifiedLocked) {
-                    let failure = SecretServiceFailure.locked(paths, "the item is")
+                if let failure = unreadable(bytes) {
                     if !toldLocked, let detail = failure.detail {
                         // The first locked entry's, as kk_get of it would say.
                         connection.client.note(detail)

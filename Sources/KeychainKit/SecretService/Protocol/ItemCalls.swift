@@ -141,7 +141,8 @@ extension SecretServiceClient {
     /// The secrets of the items at `paths`, asked for in one `GetSecrets`
     /// call; an item the answer leaves out (deleted or locked meanwhile,
     /// or a service without `GetSecrets`) or gives an empty secret is read
-    /// alone (``secret(at:)``), and its failure is its own. Paths the
+    /// alone (``secret(at:)``), and its failure is its own. No answer in
+    /// time, or a lost connection, throws for all. Paths the
     /// service adds that were not asked for are ignored, a server fault
     /// noted.
     func secrets(at paths: [String]) throws(SecretServiceFailure) -> [String: Result<[UInt8], SecretServiceFailure>] {
@@ -167,10 +168,10 @@ extension SecretServiceClient {
                 }
             }
         } catch {
-            // No GetSecrets, or it refused the batch: each is read alone.
             for path in values.keys { values[path]?.wipe() }
             values = [:]
-            if error.connectionLost { throw error }
+            if Self.failsEveryItem(error) { throw error }
+            // No GetSecrets, or it refused the batch: each is read alone.
         }
         if foreign > 0 {
             note("the Secret Service answered GetSecrets with \(foreign) item(s) not asked for (a server fault); they were ignored")
@@ -182,11 +183,18 @@ extension SecretServiceClient {
             }
             do throws(SecretServiceFailure) {
                 secrets[path] = .success(try secret(at: path))
-            } catch let failure where !failure.connectionLost {
+            } catch let failure where !Self.failsEveryItem(failure) {
                 secrets[path] = .failure(failure)
             }
         }
         return secrets
+    }
+
+    /// Whether `failure` is the service's or the bus's (no answer in time,
+    /// the connection lost), not one item's: it ends the operation, with
+    /// its own words.
+    private static func failsEveryItem(_ failure: SecretServiceFailure) -> Bool {
+        failure.connectionLost || failure.error == .serviceUnavailable
     }
 
     /// Replaces the secret of the item at `path`, and announces it: the
