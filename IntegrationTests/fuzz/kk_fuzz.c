@@ -39,6 +39,8 @@
  */
 #include <keychainkit.h>
 
+#define FUZZ_NAME "kk_fuzz"
+#include "fuzz_expect.h"
 #include "fuzz_utf8.h"
 
 #include <stdint.h>
@@ -47,19 +49,6 @@
 #include <string.h>
 
 /* ---- divergence reporting ---------------------------------------------- */
-
-#define FAILF(...)                                                              \
-    do {                                                                        \
-        fprintf(stderr, "kk_fuzz divergence at %s:%d: ", __FILE__, __LINE__);   \
-        fprintf(stderr, __VA_ARGS__);                                           \
-        fprintf(stderr, "\n");                                                  \
-        abort();                                                                \
-    } while (0)
-
-#define EXPECT(cond, ...)                     \
-    do {                                      \
-        if (!(cond)) FAILF(__VA_ARGS__);      \
-    } while (0)
 
 #define EXPECT_STATUS(got, want, what)                                                 \
     do {                                                                               \

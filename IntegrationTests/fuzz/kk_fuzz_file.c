@@ -58,6 +58,8 @@
 #define _GNU_SOURCE
 #include <keychainkit.h>
 
+#define FUZZ_NAME "kk_fuzz_file"
+#include "fuzz_expect.h"
 #include "fuzz_utf8.h"
 
 #include <dirent.h>
@@ -72,19 +74,6 @@
 #include <unistd.h>
 
 /* ---- divergence reporting ---------------------------------------------- */
-
-#define FAILF(...)                                                                   \
-    do {                                                                             \
-        fprintf(stderr, "kk_fuzz_file divergence at %s:%d: ", __FILE__, __LINE__);   \
-        fprintf(stderr, __VA_ARGS__);                                                \
-        fprintf(stderr, "\n");                                                       \
-        abort();                                                                     \
-    } while (0)
-
-#define EXPECT(cond, ...)                \
-    do {                                 \
-        if (!(cond)) FAILF(__VA_ARGS__); \
-    } while (0)
 
 /** A failure of the harness itself (not of the library): a system call. */
 #define HARNESS(cond, what)                                                           \
@@ -463,15 +452,21 @@ static uint32_t rounds_of(const uint8_t *data, size_t size)
            (uint32_t)body[at + 3] << 24;
 }
 
-static kk_status open_fresh(kk_keychain **out)
+/* kk_open_file of `path` with the harness's master secret. */
+static kk_status open_with_master(const char *path, kk_keychain **out)
 {
     kk_file_options options = KK_FILE_OPTIONS_INIT;
-    options.path = fresh_path;
+    options.path = path;
     options.master_source = KK_MASTER_SECRET;
     options.master = (const unsigned char *)MASTER;
     options.master_len = MASTER_LEN;
     options.lock_timeout_ms = 2000;
     return kk_open_file(&options, out);
+}
+
+static kk_status open_fresh(kk_keychain **out)
+{
+    return open_with_master(fresh_path, out);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -619,13 +614,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
     /* The live handle: its file does not exist yet (an open that derives
      * nothing); each input then becomes its file. */
-    kk_file_options options = KK_FILE_OPTIONS_INIT;
-    options.path = live_path;
-    options.master_source = KK_MASTER_SECRET;
-    options.master = (const unsigned char *)MASTER;
-    options.master_len = MASTER_LEN;
-    options.lock_timeout_ms = 2000;
-    kk_status s = kk_open_file(&options, &live);
+    kk_status s = open_with_master(live_path, &live);
     if (s != KK_OK) {
         fprintf(stderr, "kk_fuzz_file: kk_open_file of a new file returned %s: %s\n", status_name(s),
                 kk_error_message());

@@ -102,6 +102,19 @@ def unlock() -> None:
     _wait_until_locked_is(False)
 
 
+@contextmanager
+def locked() -> Iterator[None]:
+    """The default collection locked for the ``with`` block (checked), then
+    unlocked again (checked), whatever the block raised."""
+    lock()
+    try:
+        assert is_locked()
+        yield
+    finally:
+        unlock()
+    assert not is_locked()
+
+
 def is_locked() -> bool:
     """Whether the collection the default alias points to is locked."""
     with _connection() as connection:

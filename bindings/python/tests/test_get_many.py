@@ -515,13 +515,8 @@ def locked(secret_service: None, service: str) -> Iterator[Keychain]:
     with Keychain(service=service) as kc:
         kc["other"] = MARKER + "-other"
         kc["token"] = MARKER.encode() + b"\x00\xff"
-        keyring_control.lock()
-        try:
-            assert keyring_control.is_locked()
+        with keyring_control.locked():
             yield kc
-        finally:
-            keyring_control.unlock()
-        assert not keyring_control.is_locked()
         assert kc.get_many_bytes(["other", "token"]) == {
             "other": (MARKER + "-other").encode(), "token": MARKER.encode() + b"\x00\xff"}
 

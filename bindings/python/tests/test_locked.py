@@ -39,13 +39,8 @@ def locked(secret_service: None, service: str) -> Iterator[Keychain]:
     """A Secret Service keychain holding 'token', with the keyring locked."""
     with Keychain(service=service) as kc:
         kc["token"] = MARKER
-        keyring_control.lock()
-        try:
-            assert keyring_control.is_locked()
+        with keyring_control.locked():
             yield kc
-        finally:
-            keyring_control.unlock()
-        assert not keyring_control.is_locked()
         assert kc["token"] == MARKER  # nothing was lost or changed
 
 

@@ -89,13 +89,10 @@ def test_locked_is_never_absent(secret_service: None, service: str, monkeypatch:
     with Keychain(service=service) as kc:
         login = ServerLogin(host(service), "dave", protocol="https")
         kc.server_logins.set_password(login, "locked-secret")
-        keyring_control.lock()
-        try:
+        with keyring_control.locked():
             with pytest.raises(InteractionNotAllowed) as raised:
                 kc.server_logins.password(login)
             assert "locked-secret" not in str(raised.value)
-        finally:
-            keyring_control.unlock()
         assert kc.server_logins.password(login) == "locked-secret"
         kc.server_logins.remove_password(login)
 
