@@ -97,6 +97,17 @@ def main():
         ("secret-tool lookup", process(["secret-tool", "lookup", "service", service, "username", "present"])),
         ("python -m keyring get", process([sys.executable, "-m", "keyring", "get", service, "present"])),
     ])
+    # What a process costs before any work: the Swift runtime and the
+    # libraries keychainkit loads, against a program that does nothing.
+    def started(arguments):
+        def run():
+            subprocess.run(arguments, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        return run
+
+    compare("process", process_rounds, [
+        ("keychainkit --version", started([binary, "--version"])),
+        ("/bin/true", started(["/bin/true"])),
+    ])
     git_helpers(process_rounds, os.path.join(os.path.dirname(binary), "git-credential-keychainkit"),
                 os.environ["KEYCHAINKIT_BENCH_GIT_LIBSECRET"])
     docker_helpers(process_rounds, os.path.join(os.path.dirname(binary), "docker-credential-keychainkit"))

@@ -22,6 +22,11 @@
  *                  them exists)
  *   remove         removes the accounts of the "new" phase (checked
  *                  afterwards that none is left)
+ *   sessions       what the service spends opening a transfer session (a
+ *                  new process's first operation): the encrypted one
+ *                  (its side of the Diffie-Hellman exchange, our public
+ *                  key fixed) against a plain one, each closed at once
+ *                  (the Close, a short call, counted on both sides)
  * Usage: bench_secret_service ROUNDS */
 #include "bench_common.h"
 
@@ -89,7 +94,37 @@ static void bus_round_trip(void) {
     sd_bus_error_free(&error);
 }
 
+/* OpenSession of `algorithm` with `input` (its public key for the DH
+ * algorithm), then Close of the session: what the service spends on a new
+ * connection's transfer session. */
+static void open_session(const char *algorithm, const char *signature, const void *input, size_t length) {
+    sd_bus_message *call = NULL, *reply = NULL;
+    sd_bus_error error = SD_BUS_ERROR_NULL;
+    BENCH_REQUIRE(sd_bus_message_new_method_call(bus, &call, "org.freedesktop.secrets", "/org/freedesktop/secrets",
+                                                 "org.freedesktop.Secret.Service", "OpenSession") >= 0, "OpenSession call");
+    BENCH_REQUIRE(sd_bus_message_append(call, "s", algorithm) >= 0 && sd_bus_message_open_container(call, 'v', signature) >= 0,
+                  "OpenSession arguments");
+    if (signature[0] == 'a') BENCH_REQUIRE(sd_bus_message_append_array(call, 'y', input, length) >= 0, "public key");
+    else BENCH_REQUIRE(sd_bus_message_append(call, "s", (const char *)input) >= 0, "plain input");
+    BENCH_REQUIRE(sd_bus_message_close_container(call) >= 0, "OpenSession arguments");
+    BENCH_REQUIRE(sd_bus_call(bus, call, 0, &error, &reply) >= 0, "OpenSession");
+    const char *path = NULL;
+    BENCH_REQUIRE(sd_bus_message_skip(reply, "v") >= 0 && sd_bus_message_read(reply, "o", &path) >= 0, "OpenSession reply");
+    BENCH_REQUIRE(sd_bus_call_method(bus, "org.freedesktop.secrets", path, "org.freedesktop.Secret.Session", "Close",
+                                     NULL, NULL, "") >= 0, "Session.Close");
+    sd_bus_message_unref(reply);
+    sd_bus_message_unref(call);
+    sd_bus_error_free(&error);
+}
+
 /* The measured operations; each takes the round number. */
+static void session_dh(int round) {
+    (void)round;
+    unsigned char generator[128] = {0}; /* 2, the group's generator: a valid public key */
+    generator[127] = 2;
+    open_session("dh-ietf1024-sha256-aes128-cbc-pkcs7", "ay", generator, sizeof generator);
+}
+static void session_plain(int round) { (void)round; open_session("plain", "s", "", 0); }
 static void kk_get_present(int round) { (void)round; kk_get_expect("present", KK_OK); }
 static void ls_get_present(int round) { (void)round; ls_get_expect("present", 1); }
 static void kk_get_absent(int round) { (void)round; kk_get_expect("absent", KK_ENOTFOUND); }
@@ -188,6 +223,14 @@ int main(int argc, char **argv) {
         make_side("libsecret lookup absent, never seen", ls_get_never_seen, rounds),
     };
     phase(rounds, never_seen, 2);
+
+    /* Every process's first operation opens a transfer session: the
+     * service's share of it (Close included, on both sides). */
+    side sessions[] = {
+        make_side("OpenSession, dh-ietf1024 (service side)", session_dh, rounds),
+        make_side("OpenSession, plain", session_plain, rounds),
+    };
+    phase(rounds, sessions, 2);
 
     side replace[] = {
         make_side("kk_set replace", kk_set_replace, rounds),

@@ -35,6 +35,11 @@ COMPARISONS = [
     ("keyring get: installed (keyring's choice) vs SecretService",
      "keyring get, keychainkit installed (keyring's choice)", "keyring get, SecretService backend", "ratio", 0.05),
     ("keychainkit get vs secret-tool lookup (process)", "keychainkit get", "secret-tool lookup", "ratio", 0.4),
+    # A whole get's parts: starting the process, and the service's side
+    # of the encrypted transfer session (secret-tool pays it too).
+    ("process start: keychainkit --version vs /bin/true", "keychainkit --version", "/bin/true", "ratio", None),
+    ("service side of a new session: dh vs plain", "OpenSession, dh-ietf1024 (service side)", "OpenSession, plain",
+     "ratio", None),
     ("keychainkit get vs python -m keyring get (process)", "keychainkit get", "python -m keyring get", "ratio", None),
     ("git credential fill: keychainkit vs libsecret helper", "git credential fill, git-credential-keychainkit",
      "git credential fill, git-credential-libsecret", "ratio", None),
