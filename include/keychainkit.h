@@ -53,7 +53,13 @@
  *   collection hides its items (KeePassXC hides every item of a locked
  *   database; gnome-keyring and KWallet list them): otherwise kk_get,
  *   kk_exists, kk_remove and kk_list return KK_ELOCKED too, and
- *   kk_error_message() names the collections.
+ *   kk_error_message() names the collections. A keyring gnome-keyring
+ *   loaded from disk without its password (after an SSH or automatic
+ *   login, or a restart of the daemon) shows its locked items' attributes
+ *   only as hashes: an item whose hashes match the key's is that key's
+ *   locked item (never absent, never another key's), and kk_list and
+ *   kk_server_login_accounts, which cannot name what such items hold,
+ *   return KK_ELOCKED.
  * - Prompts: the service may answer an operation with a prompt. A
  *   confirmation (KeePassXC asks for one at every create and delete; with
  *   its confirmations off it completes at once, with no dialog) is always
@@ -693,10 +699,11 @@ KK_API kk_status kk_remove(kk_keychain *kc, const char *service, const char *acc
 /** Lists the accounts that have an item in `service` (NULL: the default
  *  service), sorted by their UTF-8 bytes, without reading any value. Items in
  *  locked collections count (their attributes are not secret). When a
- *  locked collection hides its items (KeePassXC), the list would be
- *  incomplete: KK_ELOCKED, and kk_error_message() names the collections it
- *  could not see (or, when prompts are allowed, the user is asked to unlock
- *  them first).
+ *  locked collection hides its items (KeePassXC), or shows locked items of
+ *  the service with their attributes hashed (see Conventions), the list
+ *  would be incomplete: KK_ELOCKED, and kk_error_message() names the
+ *  collections or items it could not see into (or, when prompts are
+ *  allowed, the user is asked to unlock them first).
  *
  *  On KK_OK, *out_accounts is a NULL-terminated array of NUL-terminated
  *  UTF-8 strings, to be released with kk_list_free() (an empty list is an
@@ -798,7 +805,8 @@ KK_API kk_status kk_server_login_remove(kk_keychain *kc, const kk_server_login *
  *  reading any password. *out_accounts and *out_count as kk_list() (release
  *  with kk_list_free()).
  *
- *  Returns KK_OK; KK_ELOCKED (a locked collection hides its items);
+ *  Returns KK_OK; KK_ELOCKED (a locked collection hides its items, or shows
+ *  them hashed, as for kk_list());
  *  KK_ECANCELED; KK_EUNAVAILABLE; KK_EDENIED; KK_EINVAL (kc, server or
  *  out_accounts NULL, an empty or bad server, a kernel keyring handle);
  *  KK_ENOMEM; KK_EUNKNOWN. Thread-safe. Since 0.6. */

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/types.h>
 #include <sys/wait.h>
 
 #define BUS_NAME "org.freedesktop.secrets"
@@ -387,4 +389,86 @@ int kt_secret_tool_clear(const char *service, const char *account)
 int kt_secret_tool_lookup(const char *service, const char *account, char *out, size_t size)
 {
     return secret_tool("lookup", NULL, service, account, NULL, out, size);
+}
+
+/** Calls the bus daemon itself; its reply (to unref) or NULL after printing. */
+static GVariant *call_bus_daemon(const char *method, GVariant *args, const char *reply_type)
+{
+    GError *error = NULL;
+    GVariant *reply = g_dbus_connection_call_sync(
+        bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method, args,
+        G_VARIANT_TYPE(reply_type), G_DBUS_CALL_FLAGS_NONE, TIMEOUT_MS, NULL, &error);
+    if (reply == NULL) fail(method, error);
+    return reply;
+}
+
+/** Waits until org.freedesktop.secrets has an owner (`want` 1) or none. */
+static int wait_until_owned_is(int want)
+{
+    for (int waited_ms = 0; waited_ms < TIMEOUT_MS; waited_ms += 20) {
+        GVariant *reply = call_bus_daemon("NameHasOwner", g_variant_new("(s)", BUS_NAME), "(b)");
+        if (reply == NULL) return -1;
+        gboolean owned = FALSE;
+        g_variant_get(reply, "(b)", &owned);
+        g_variant_unref(reply);
+        if (owned == want) return 0;
+        g_usleep(20 * 1000);
+    }
+    return fail(want ? "activation (no owner)" : "kill (the name is still owned)", NULL);
+}
+
+int kt_ss_restart_locked(void)
+{
+    if (connect_once() != 0) return -1;
+    GVariant *reply = call_bus_daemon("GetConnectionUnixProcessID", g_variant_new("(s)", BUS_NAME), "(u)");
+    if (reply == NULL) return -1;
+    guint32 pid = 0;
+    g_variant_get(reply, "(u)", &pid);
+    g_variant_unref(reply);
+    if (pid == 0 || kill((pid_t)pid, SIGKILL) != 0) return fail("kill the daemon", NULL);
+    if (wait_until_owned_is(0) != 0) return -1;
+    reply = call_bus_daemon("StartServiceByName", g_variant_new("(su)", BUS_NAME, 0), "(u)");
+    if (reply == NULL) return -1;
+    g_variant_unref(reply);
+    if (wait_until_owned_is(1) != 0) return -1;
+    /* The old daemon's session is gone with it. */
+    g_free(session_path);
+    session_path = NULL;
+    return wait_until_locked_is(1);
+}
+
+int kt_ss_items_hashed(const char *service, const char *account, int *hashed, int *count)
+{
+    if (connect_once() != 0) return -1;
+    GVariant *reply = call(SERVICE_PATH, "org.freedesktop.Secret.Service", "SearchItems",
+                           g_variant_new("(@a{ss})", attributes(service, account)), "(aoao)");
+    if (reply == NULL) return -1;
+    int status = 0;
+    *hashed = 1;
+    *count = 0;
+    for (gsize list = 0; list < 2; list++) {
+        GVariant *paths = g_variant_get_child_value(reply, list);
+        for (gsize i = 0; i < g_variant_n_children(paths) && status == 0; i++) {
+            const char *path = NULL;
+            g_variant_get_child(paths, i, "&o", &path);
+            GVariant *got = call(path, "org.freedesktop.DBus.Properties", "Get",
+                                 g_variant_new("(ss)", "org.freedesktop.Secret.Item", "Attributes"), "(v)");
+            if (got == NULL) {
+                status = -1;
+                break;
+            }
+            GVariant *shown = NULL;
+            g_variant_get(got, "(v)", &shown);
+            const char *ignored = NULL;
+            int plain = g_variant_lookup(shown, "service", "&s", &ignored);
+            int hashes = g_variant_lookup(shown, "gkr:compat:hashed:service", "&s", &ignored);
+            if (plain || !hashes) *hashed = 0;
+            (*count)++;
+            g_variant_unref(shown);
+            g_variant_unref(got);
+        }
+        g_variant_unref(paths);
+    }
+    g_variant_unref(reply);
+    return status;
 }

@@ -41,6 +41,20 @@ int kt_unlock_checked(void);
 /** Sets *locked to that collection's Locked property. */
 int kt_ss_is_locked(int *locked);
 
+/** Puts gnome-keyring in the state most machines meet it in after a login
+ *  that did not unlock it (SSH, autologin) or a crash: SIGKILLs the daemon
+ *  that owns org.freedesktop.secrets, waits until the name has no owner,
+ *  and has the bus activate a fresh daemon, which loads the keyring from
+ *  disk locked. Waits until the collection of the default alias says it
+ *  is locked. Later calls here use a session on the new daemon. */
+int kt_ss_restart_locked(void);
+
+/** Sets *hashed to whether the items of service=`service`,
+ *  username=`account` show their attributes only hashed (gnome-keyring's
+ *  gkr:compat:hashed:service, for a keyring loaded locked) and *count to
+ *  how many there are. */
+int kt_ss_items_hashed(const char *service, const char *account, int *hashed, int *count);
+
 /** Sets *count to the number of items (locked or not) whose attributes
  *  include service=`service` and username=`account`. */
 int kt_ss_count_items(const char *service, const char *account, int *count);

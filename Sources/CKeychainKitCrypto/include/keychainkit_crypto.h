@@ -102,4 +102,14 @@ int keychainkit_random_nonce(uint8_t *out, size_t length);
  * where they differ: 1 equal, 0 not. */
 int keychainkit_equal_in_constant_time(const uint8_t *a, const uint8_t *b, size_t length);
 
+/* Bytes of an MD5 digest. */
+#define KEYCHAINKIT_MD5_BYTES 16
+
+/* The MD5 digest of `data` into `out` (KEYCHAINKIT_MD5_BYTES): how
+ * gnome-keyring shows a locked item's attribute values when it loaded the
+ * keyring from disk without its password (gkr:compat:hashed:NAME, in hex).
+ * Not for anything secret. 0 on success, -1 on failure (MD5 unavailable,
+ * as in FIPS mode). */
+int keychainkit_md5(const uint8_t *data, size_t length, uint8_t *out);
+
 #endif

@@ -26,7 +26,7 @@ extension SecretServiceKeychainInterface: AttributeItemStore {
             if found.unlocked.isEmpty && found.lockedPaths.isEmpty {
                 try requireNoHiddenCollections(on: connection, asking: true)
             }
-            if !found.unverifiedLocked.isEmpty { throw SecretServiceFailure.locked(found.unverifiedLocked, "the item is") }
+            if !found.withheldLocked.isEmpty { throw SecretServiceFailure.locked(found.withheldLocked, "the item is") }
             return (found.unlocked + found.locked).sorted(by: AttributeItem.newestFirst)
         }
     }

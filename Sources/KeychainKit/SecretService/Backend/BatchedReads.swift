@@ -33,17 +33,19 @@ extension SecretServiceKeychainInterface {
             // the keys found are read whatever the others hide.
             let hidden = wanted.contains(where: { unlocked[$0] == nil && locked[$0] == nil })
                 ? try connection.freshHiddenCollections() : []
-            let lockedPaths = locked.values.flatMap { $0 } + found.unverifiedLocked + hidden
+            let lockedPaths = locked.values.flatMap { $0 } + found.withheldLocked + hidden
             if !lockedPaths.isEmpty && prompts == .allowed && !offeredUnlock {
                 offeredUnlock = true
                 throw SecretServiceFailure.locked(lockedPaths, "the item is")
             }
             /// Why an account with no readable item is not absent: its
-            /// items are locked, a locked item's attributes were withheld,
-            /// or a locked collection hides its items.
-            func unreadable(_ account: [UInt8]) -> SecretServiceFailure? {
-                if let paths = locked[account] { return .locked(paths, "the item is") }
-                if !found.unverifiedLocked.isEmpty { return .locked(found.unverifiedLocked, "the item is") }
+            /// items are locked, a locked item's attributes were withheld
+            /// (or shown hashed, alike for this account's), or a locked
+            /// collection hides its items.
+            func unreadable(_ account: String) -> SecretServiceFailure? {
+                if let paths = locked[Array(account.utf8)] { return .locked(paths, "the item is") }
+                let withheld = found.withheldLocked(mayHolding: [Names.Attribute.account: account])
+                if !withheld.isEmpty { return .locked(withheld, "the item is") }
                 if !hidden.isEmpty { return .locked(hidden, "a collection that hides its items is") }
                 return nil
             }
@@ -64,7 +66,7 @@ extension SecretServiceKeychainInterface {
                     case let .failure(failure): return .failure(failure.error)
                     }
                 }
-                if let failure = unreadable(bytes) {
+                if let failure = unreadable(account) {
                     if !toldLocked, let detail = failure.detail {
                         // The first locked entry's, as kk_get of it would say.
                         connection.client.note(detail)

@@ -200,7 +200,7 @@ final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable 
                 [Names.Attribute.service: key.service, Names.Attribute.account: key.account], cap: VerifiedSearch.keyedCap,
                 reading: .attributes)
             else { return }
-            for item in found.unlocked + found.locked { keyOfPath[item.id] = key }  // verified ones only
+            for item in found.unlocked + found.locked + found.hashedLocked { keyOfPath[item.id] = key }  // verified (or hashed alike) only
             searchedKeys.insert(key)
         }
     }

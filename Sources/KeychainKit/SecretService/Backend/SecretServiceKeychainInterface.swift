@@ -307,8 +307,8 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
 
     /// The items of `service`, readable and locked, verified to be its
     /// (see ``VerifiedSearch``). Throws when a locked collection hides its
-    /// items or shows a locked item without its attributes: the listing
-    /// would be incomplete. The operation's deadline grows with the items
+    /// items or shows a locked item without its attributes (or only their
+    /// hashes): the listing would be incomplete. The operation's deadline grows with the items
     /// found (one `GetAll` each).
     private func listing(
         _ service: String, reading: VerifiedSearch.Reading, on connection: KeyedConnection
@@ -316,7 +316,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         try requireNoHiddenCollections(on: connection)
         let found = try connection.client.verifiedSearch([Names.Attribute.service: service], cap: nil, reading: reading)
         try requireNoHiddenCollections(on: connection, asking: true)
-        if !found.unverifiedLocked.isEmpty { throw SecretServiceFailure.locked(found.unverifiedLocked, "the item is") }
+        if !found.withheldLocked.isEmpty { throw SecretServiceFailure.locked(found.withheldLocked, "the item is") }
         return found.unlocked + found.locked
     }
 

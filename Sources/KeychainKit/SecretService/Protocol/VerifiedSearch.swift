@@ -19,14 +19,32 @@ struct VerifiedSearch {
     var locked: [AttributeItem] = []
 
     /// Items in locked collections whose attributes the service would not
-    /// show: they may be the key's, so they count as locked, never as absent.
+    /// show, or showed empty: they may be the key's, so they count as
+    /// locked, never as absent.
     var unverifiedLocked: [String] = []
+
+    /// Items in locked collections shown with hashed attribute values that
+    /// match what was asked (see ``HashedAttributes``): they may be the
+    /// key's, so they count as locked, never as absent. Their
+    /// ``AttributeItem/attributes`` are the hashed ones the service showed.
+    var hashedLocked: [AttributeItem] = []
 
     /// How many items the service returned that do not match.
     var ignored = 0
 
     /// The object paths of every locked item that may match.
-    var lockedPaths: [String] { locked.map(\.id) + unverifiedLocked }
+    var lockedPaths: [String] { locked.map(\.id) + withheldLocked }
+
+    /// The object paths of the locked items that may match but whose own
+    /// attributes are not known: a listing cannot name what they hold.
+    var withheldLocked: [String] { hashedLocked.map(\.id) + unverifiedLocked }
+
+    /// The paths of the locked items whose own attributes are not known
+    /// that may hold `more` attributes beside those searched for: those
+    /// whose hashes match, and those shown without attributes.
+    func withheldLocked(mayHolding more: [String: String]) -> [String] {
+        hashedLocked.filter { HashedAttributes.mayHold(more, shown: $0.attributes) != false }.map(\.id) + unverifiedLocked
+    }
 
     /// What is read of each item found.
     enum Reading {
@@ -96,7 +114,16 @@ extension SecretServiceClient {
             }
             guard let described else { continue }  // deleted meanwhile
             if !described.includes(wanted) {
-                found.ignored += 1
+                guard isLocked, described.attributes.isEmpty || HashedAttributes.areHashed(described.attributes) else {
+                    found.ignored += 1
+                    continue
+                }
+                // Withheld: shown empty or hashed (a keyring loaded locked).
+                switch described.attributes.isEmpty ? nil : HashedAttributes.mayHold(wanted, shown: described.attributes) {
+                case true?: found.hashedLocked.append(described)
+                case false?: found.ignored += 1
+                case nil: found.unverifiedLocked.append(described.id)
+                }
             } else if isLocked {
                 found.locked.append(described)
             } else {
