@@ -263,6 +263,19 @@ expect "locked keyring: run runs nothing, exit 3" 3 "" "locked" -- \
 control unlock
 input=""
 expect "unlocked again: readable" 0 "$marker"$'\n' "" -- "$kk" get --service "$svc" locked
+# The field state: gnome-keyring restarted (as after an SSH login or a
+# crash) loads the keyring locked and shows its items' attributes hashed.
+if [ "${KEYCHAINKIT_TEST_SERVER:-gnome-keyring}" = gnome-keyring ]; then
+    control restart_locked
+    expect "loaded locked: get exits 3, not 'no secret'" 3 "" "locked" -- "$kk" get --service "$svc" locked
+    expect "loaded locked: get of a key never stored: exit 1" 1 "" "no secret" -- "$kk" get --service "$svc" never-stored
+    expect "loaded locked: ls exits 3, not an empty list" 3 "" "locked" -- "$kk" ls --service "$svc"
+    expect "loaded locked: rm exits 3" 3 "" "locked" -- "$kk" rm --service "$svc" locked
+    expect "loaded locked: run runs nothing, exit 3" 3 "" "locked" -- \
+        "$kk" run --service "$svc" --env T=locked -- sh -c 'echo ran'
+    control unlock
+    expect "loaded locked, then unlocked: rm removed nothing" 0 "$marker"$'\n' "" -- "$kk" get --service "$svc" locked
+fi
 "$kk" get --service "$svc" nonexistent-key >/dev/null 2>"$work/err"
 "$kk" frobnicate "$marker" >/dev/null 2>>"$work/err"
 if grep -q "$marker" "$work/err"; then bad "no secret in error text" "$(cat "$work/err")"; else ok "no secret in error text"; fi

@@ -350,18 +350,24 @@ def test_no_secret_service_fails_fast(tmp_path: Path) -> None:
         assert b"no Secret Service" in result.stdout or b"unavailable" in result.stdout, result.stdout
 
 
-def test_locked_keyring_is_said_not_absent(server: str) -> None:
+@pytest.mark.parametrize("state", keyring_control.LOCK_STATES)
+def test_locked_keyring_is_said_not_absent(server: str, state: str) -> None:
     assert ours("store", credentials(server, "alice", "s3cret")).returncode == 0
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}  # no unlock dialog
-    keyring_control.lock()
-    try:
-        for action, stdin in (("get", server.encode()), ("store", credentials(server, "alice", "new"))):
+    with keyring_control.locked(state):
+        for action, stdin in (("get", server.encode()), ("store", credentials(server, "alice", "new")),
+                              ("erase", server.encode())):
             started = time.monotonic()
             result = ours(action, stdin, env)
             assert time.monotonic() - started < 10
             assert result.returncode == 3, (action, result.stdout)
             assert b"locked" in result.stdout and b"s3cret" not in result.stdout
             assert b"credentials not found" not in result.stdout
-    finally:
-        keyring_control.unlock()
+        # Listing needs no secret: a daemon that shows the attributes is
+        # listed; one that shows only their hashes cannot be, and says so.
+        listed = ours("list", b"", env)
+        if state == "lock":
+            assert listed.returncode == 0 and json.loads(listed.stdout)[server] == "alice", listed.stdout
+        else:
+            assert listed.returncode == 3 and b"locked" in listed.stdout, listed.stdout
     assert json.loads(ours("get", server.encode()).stdout)["Secret"] == "s3cret"

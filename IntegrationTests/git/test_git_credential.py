@@ -325,10 +325,10 @@ def test_newer_libsecret_helpers_items_are_read_and_replaced(git_env: Dict[str, 
 
 # ---- when the keyring cannot answer --------------------------------------------
 
-def test_locked_keyring_fails_fast_and_git_goes_on(git_env: Dict[str, str], host: str) -> None:
+@pytest.mark.parametrize("state", keyring_control.LOCK_STATES)
+def test_locked_keyring_fails_fast_and_git_goes_on(git_env: Dict[str, str], host: str, state: str) -> None:
     approve(git_env, protocol="https", host=host, username="alice", password="s3cret")
-    keyring_control.lock()
-    try:
+    with keyring_control.locked(state):
         started = time.monotonic()
         direct = helper("get", lines(protocol="https", host=host), env=git_env)
         assert direct.returncode == 3, direct.stderr  # keychainkit's "locked"
@@ -342,8 +342,9 @@ def test_locked_keyring_fails_fast_and_git_goes_on(git_env: Dict[str, str], host
         assert elapsed < BOUND
         store = git(git_env, "approve", lines(protocol="https", host=host, username="alice", password="other"))
         assert "locked" in store.stderr
-    finally:
-        keyring_control.unlock()
+        # erase: nothing erased (checked below), and said
+        erase = helper("erase", lines(protocol="https", host=host, username="alice"), env=git_env)
+        assert erase.returncode == 3 and "locked" in erase.stderr, erase.stderr
     assert fill(git_env, protocol="https", host=host)["password"] == "s3cret"
 
 

@@ -509,13 +509,14 @@ def test_dict_of_the_keychain_holds_no_value_afterwards(stored: Keychain) -> Non
 # -- failures: never absent, never quoted ------------------------------------
 
 
-@pytest.fixture
-def locked(secret_service: None, service: str) -> Iterator[Keychain]:
-    """A Secret Service keychain holding 'token' and 'other', with the keyring locked."""
+@pytest.fixture(params=keyring_control.LOCK_STATES)
+def locked(request: pytest.FixtureRequest, secret_service: None, service: str) -> Iterator[Keychain]:
+    """A Secret Service keychain holding 'token' and 'other', with the
+    keyring locked (in each of keyring_control.LOCK_STATES)."""
     with Keychain(service=service) as kc:
         kc["other"] = MARKER + "-other"
         kc["token"] = MARKER.encode() + b"\x00\xff"
-        with keyring_control.locked():
+        with keyring_control.locked(request.param):
             yield kc
         assert kc.get_many_bytes(["other", "token"]) == {
             "other": (MARKER + "-other").encode(), "token": MARKER.encode() + b"\x00\xff"}

@@ -64,16 +64,14 @@ def test_deleting_a_missing_password_is_password_delete_error(secret_service: No
         keyring.delete_password(service, "absent")
 
 
-@pytest.fixture
-def locked(secret_service: None, no_display: None, service: str) -> Iterator[Keyring]:
-    """A backend whose service holds 'token', with the keyring locked."""
+@pytest.fixture(params=keyring_control.LOCK_STATES)
+def locked(request: pytest.FixtureRequest, secret_service: None, no_display: None, service: str) -> Iterator[Keyring]:
+    """A backend whose service holds 'token', with the keyring locked (in
+    each of keyring_control.LOCK_STATES)."""
     keyring = Keyring()
     keyring.set_password(service, "token", MARKER)
-    keyring_control.lock()
-    try:
+    with keyring_control.locked(request.param):
         yield keyring
-    finally:
-        keyring_control.unlock()
     assert keyring.get_password(service, "token") == MARKER
 
 

@@ -34,12 +34,13 @@ CALLS: List[Callable[[Keychain], object]] = [
 ]
 
 
-@pytest.fixture
-def locked(secret_service: None, service: str) -> Iterator[Keychain]:
-    """A Secret Service keychain holding 'token', with the keyring locked."""
+@pytest.fixture(params=keyring_control.LOCK_STATES)
+def locked(request: pytest.FixtureRequest, secret_service: None, service: str) -> Iterator[Keychain]:
+    """A Secret Service keychain holding 'token', with the keyring locked
+    (in each of keyring_control.LOCK_STATES)."""
     with Keychain(service=service) as kc:
         kc["token"] = MARKER
-        with keyring_control.locked():
+        with keyring_control.locked(request.param):
             yield kc
         assert kc["token"] == MARKER  # nothing was lost or changed
 

@@ -83,13 +83,14 @@ def test_an_empty_server_has_no_accounts_to_list() -> None:
             kc.server_logins.accounts("")
 
 
-def test_locked_is_never_absent(secret_service: None, service: str, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("state", keyring_control.LOCK_STATES)
+def test_locked_is_never_absent(secret_service: None, service: str, monkeypatch: pytest.MonkeyPatch, state: str) -> None:
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     with Keychain(service=service) as kc:
         login = ServerLogin(host(service), "dave", protocol="https")
         kc.server_logins.set_password(login, "locked-secret")
-        with keyring_control.locked():
+        with keyring_control.locked(state):
             with pytest.raises(InteractionNotAllowed) as raised:
                 kc.server_logins.password(login)
             assert "locked-secret" not in str(raised.value)
