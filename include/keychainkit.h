@@ -649,7 +649,9 @@ KK_API kk_status kk_get(kk_keychain *kc, const char *service, const char *accoun
  *  unlock prompt, a bad service) is then every entry's status. With
  *  prompts allowed, one unlock prompt is shown for every locked item the
  *  batch needs. KK_EINVAL without touching any entry when kc, or accounts,
- *  out_values or out_statuses with count > 0, is NULL. count 0 is KK_OK.
+ *  out_values or out_statuses with count > 0, is NULL, or when count is more
+ *  than PTRDIFF_MAX / sizeof(char *) (no array can be that long: such a
+ *  count is a caller's arithmetic gone wrong). count 0 is KK_OK.
  *  As fresh as kk_get(); one operation under the handle's lock, its
  *  timeout growing with the items found. Thread-safe. Since 0.7. */
 KK_API kk_status kk_get_many(kk_keychain *kc, const char *service, const char *const *accounts,

@@ -545,13 +545,21 @@ TEST_ON(KT_FILE, a_writer_killed_at_any_moment_loses_no_acknowledged_write)
 
 TEST_ON(KT_FILE, the_next_write_removes_what_a_killed_writer_left_and_a_link_stays_a_link)
 {
-    /* A new file a writer killed before its rename left beside the file. */
+    /* A new file a writer killed before its rename left beside the file;
+     * and the user's own files named alike, which stay (every write used to
+     * delete any <name>.XXXXXX: app.keyring.backup, .2024v1, .README). */
     char leftover[500];
-    snprintf(leftover, sizeof leftover, "%s.d/keys.keyring.Ab12Cd", kt_file_path());
+    snprintf(leftover, sizeof leftover, "%s.d/keys.keyring.keychainkit-new.Ab12Cd", kt_file_path());
     char directory[500], target[600], link[500];
     snprintf(directory, sizeof directory, "%s.d", kt_file_path());
     REQUIRE(mkdir(directory, 0700) == 0);
     write_file(leftover, "half a file", 11, 0600);
+    const char *own[] = {"backup", "2024v1", "README", "Ab12Cd"};
+    char own_path[4][600];
+    for (int i = 0; i < 4; i++) {
+        snprintf(own_path[i], sizeof own_path[i], "%s/keys.keyring.%s", directory, own[i]);
+        write_file(own_path[i], "the user's", 10, 0600);
+    }
     snprintf(target, sizeof target, "%s/keys.keyring", directory);
     kk_keychain *kc = NULL;
     REQUIRE(CHECK_STATUS(kt_open_file(target, KT_FILE_MASTER, &kc), KK_OK));
@@ -559,6 +567,7 @@ TEST_ON(KT_FILE, the_next_write_removes_what_a_killed_writer_left_and_a_link_sta
     kk_close(kc);
     struct stat st;
     CHECK(stat(leftover, &st) != 0);
+    for (int i = 0; i < 4; i++) CHECK(stat(own_path[i], &st) == 0);
     /* A keyring file kept elsewhere behind a symbolic link. */
     snprintf(link, sizeof link, "%s.link", kt_file_path());
     REQUIRE(symlink(target, link) == 0);
@@ -594,6 +603,83 @@ TEST_ON(KT_FILE, a_write_waits_for_another_writers_lock_at_most_its_timeout)
     close(lock); /* released */
     CHECK_STATUS(set_str(kc, kt_service(), "a", "after"), KK_OK);
     kk_close(kc);
+}
+
+/* ---- what another user can put beside the file -------------------------------------- */
+
+TEST_ON(KT_FILE, a_lock_file_link_another_user_planted_is_refused_and_not_followed)
+{
+    char lock_path[500], target[500];
+    snprintf(lock_path, sizeof lock_path, "%s.lock", kt_file_path());
+    snprintf(target, sizeof target, "%s.planted", kt_file_path());
+    REQUIRE(symlink(target, lock_path) == 0);
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    CHECK_STATUS(set_str(kc, kt_service(), "a", "v"), KK_EDENIED);
+    CHECK(strstr(kk_error_message(), ".lock") != NULL && strstr(kk_error_message(), "symbolic link") != NULL);
+    struct stat st;
+    CHECK(lstat(target, &st) != 0); /* nothing created where the link points */
+    CHECK_ABSENT(kc, kt_service(), "a");
+    /* A lock file that is not a regular file is no lock either. */
+    unlink(lock_path);
+    REQUIRE(mkfifo(lock_path, 0600) == 0);
+    CHECK_STATUS(set_str(kc, kt_service(), "a", "v"), KK_EDENIED);
+    CHECK(strstr(kk_error_message(), "not a regular file") != NULL);
+    unlink(lock_path);
+    CHECK_STATUS(set_str(kc, kt_service(), "a", "v"), KK_OK);
+    kk_close(kc);
+}
+
+TEST_ON(KT_FILE, a_directory_another_user_controls_is_refused)
+{
+    char directory[500], path[600];
+    snprintf(directory, sizeof directory, "%s.shared", kt_file_path());
+    snprintf(path, sizeof path, "%s/keys.keyring", directory);
+    REQUIRE(mkdir(directory, 0700) == 0);
+    kk_keychain *kc = NULL;
+    REQUIRE(CHECK_STATUS(kt_open_file(path, KT_FILE_MASTER, &kc), KK_OK));
+    CHECK_STATUS(set_str(kc, kt_service(), "a", "v"), KK_OK);
+    /* Anyone may create names in it (a sticky /tmp-like directory). */
+    REQUIRE(chmod(directory, 01777) == 0);
+    char *value = KT_SENTINEL;
+    CHECK_STATUS(kk_get(kc, kt_service(), "a", &value, NULL), KK_EDENIED);
+    CHECK(value == NULL);
+    CHECK(strstr(kk_error_message(), directory) != NULL);
+    CHECK_STATUS(set_str(kc, kt_service(), "a", "w"), KK_EDENIED);
+    REQUIRE(chmod(directory, 0700) == 0);
+    /* Another user's directory: that user could remove the keyring, and a
+     * get would say "not found". Changing its owner needs root, which the
+     * suite runs as (make test installs packages). */
+    REQUIRE(CHECK(geteuid() == 0));
+    REQUIRE(chown(directory, 65534, 65534) == 0);
+    CHECK_STATUS(kk_get(kc, kt_service(), "a", &value, NULL), KK_EDENIED);
+    CHECK(strstr(kk_error_message(), "uid 65534") != NULL);
+    kk_keychain *other = NULL;
+    CHECK_STATUS(kt_open_file(path, KT_FILE_MASTER, &other), KK_EDENIED);
+    kk_close(other);
+    REQUIRE(chown(directory, 0, 0) == 0);
+    CHECK_VALUE(kc, kt_service(), "a", "v", 1); /* refused, never lost */
+    kk_close(kc);
+}
+
+TEST_ON(KT_FILE, a_fifo_for_the_systemd_credential_is_refused_at_once)
+{
+    char directory[400], credential[500];
+    snprintf(directory, sizeof directory, "%s.fifo-credentials", kt_file_path());
+    REQUIRE(mkdir(directory, 0700) == 0);
+    snprintf(credential, sizeof credential, "%s/keychainkit.master", directory);
+    REQUIRE(mkfifo(credential, 0600) == 0); /* nobody writes it: an open used to wait forever */
+    setenv("CREDENTIALS_DIRECTORY", directory, 1);
+    kk_file_options options = KK_FILE_OPTIONS_INIT;
+    options.path = kt_file_path();
+    options.master_source = KK_MASTER_CREDENTIAL;
+    kk_keychain *kc = NULL;
+    double start = kt_now();
+    CHECK_STATUS(kk_open_file(&options, &kc), KK_ENOKEY);
+    CHECK(kt_now() - start < 5.0);
+    CHECK(kc == NULL);
+    CHECK(strstr(kk_error_message(), "not a regular file") != NULL);
+    unsetenv("CREDENTIALS_DIRECTORY");
 }
 
 /* ---- persistence, every backend ----------------------------------------------------------- */

@@ -9,6 +9,8 @@
 #include "kt_keychain.h"
 #include "kt_secret_service.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +150,16 @@ TEST(get_many_rejects_bad_arguments)
     CHECK_STATUS(kk_get_many(kc, "s", accounts, 1, values, NULL, NULL), KK_EINVAL);
     CHECK(values[0] == KT_SENTINEL);
     CHECK_STATUS(kk_get_many(kc, "s", NULL, 0, NULL, NULL, NULL), KK_OK); /* nothing asked */
+    /* A count no array can have: refused before any entry is touched (it
+     * was KK_OK with nothing written, and SIZE_MAX/8+1 wrote past them). */
+    size_t impossible[] = {SIZE_MAX, SIZE_MAX / 8 + 1, (size_t)PTRDIFF_MAX / sizeof(char *) + 1};
+    for (size_t i = 0; i < sizeof impossible / sizeof impossible[0]; i++) {
+        CHECK_STATUS(kk_get_many(kc, "s", accounts, impossible[i], values, NULL, each), KK_EINVAL);
+        CHECK(values[0] == KT_SENTINEL);
+        CHECK_STATUS(each[0], KK_OK);
+        const char *m = kk_error_message();
+        CHECK(m != NULL && strstr(m, "count") != NULL);
+    }
     /* A bad service is every entry's status. */
     CHECK_STATUS(kk_get_many(kc, "", accounts, 1, values, NULL, each), KK_EINVAL);
     CHECK(values[0] == NULL);

@@ -9,6 +9,11 @@ public func kk_get_many(
 ) -> kk_status {
     status { () throws(ArgumentFailure) in
         let handle = try handle(kc)
+        // size_t arrives as Int (SIZE_MAX is -1): no array the caller
+        // could hold has more than PTRDIFF_MAX / sizeof(char *) entries.
+        guard count >= 0, count <= Int.max / MemoryLayout<UnsafeMutablePointer<CChar>?>.stride else {
+            throw invalidArgument("count \(UInt(bitPattern: count)) is more than PTRDIFF_MAX / sizeof(char *)")
+        }
         guard count > 0 else { return KK_OK }
         guard let accounts else { throw invalidArgument("accounts is NULL") }
         guard let outValues else { throw invalidArgument("out_values is NULL") }

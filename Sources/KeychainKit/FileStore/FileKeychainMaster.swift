@@ -102,12 +102,18 @@ public enum FileKeychainMaster: Sendable {
     private static func credential() throws(FileStoreError) -> MasterSecret? {
         guard let directory = UserDirectories.absolute("CREDENTIALS_DIRECTORY") else { return nil }
         let path = directory + "/" + credentialName
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+        // Non-blocking, and only a regular file: a FIFO put there would
+        // block the open, or the read, without bound.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
             throw FileStoreError(.noMasterKey, "cannot open \(path): \(String(cString: strerror(errno)))")
         }
         defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw FileStoreError(.noMasterKey, "\(path) is not a regular file: not a systemd credential")
+        }
         return try read(fd, what: path)
     }
 

@@ -23,8 +23,11 @@ enum KeyringFileSystem {
         deinit { close(fd) }
     }
 
-    /// The file's stamp; `nil` when it does not exist.
+    /// The file's stamp; `nil` when it does not exist. Refuses a directory
+    /// another user controls (``requireTrustedDirectory(of:)``): each
+    /// operation looks, not only the first.
     static func stamp(of path: String) throws(FileStoreError) -> FileStamp? {
+        try requireTrustedDirectory(of: path)
         var status = stat()
         if stat(path, &status) == 0 { return FileStamp(status) }
         if errno == ENOENT { return nil }
@@ -32,9 +35,12 @@ enum KeyringFileSystem {
     }
 
     /// The file's bytes and stamp; `nil` when it does not exist. A file
-    /// that is not a regular file of ours that only we can read and write
-    /// is refused (``KeychainError/missingEntitlement``).
+    /// that is not a regular file of ours that only we can read and write,
+    /// or one in a directory another user controls
+    /// (``requireTrustedDirectory(of:)``), is refused
+    /// (``KeychainError/missingEntitlement``).
     static func read(_ path: String) throws(FileStoreError) -> (bytes: [UInt8], stamp: FileStamp, held: HeldFile)? {
+        try requireTrustedDirectory(of: path)
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         if fd < 0 {
             if errno == ENOENT { return nil }
@@ -79,7 +85,7 @@ enum KeyringFileSystem {
             throw FileStoreError(
                 .unknownError(code: EFBIG, message: "the keyring file would be \(bytes.count) bytes, more than \(largestFile)"))
         }
-        var template = Array((path + ".XXXXXX").utf8CString)
+        var template = Array((path + newFileInfix + "XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw failure(errno, "cannot create a file beside", path) }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
@@ -111,8 +117,14 @@ enum KeyringFileSystem {
         return (FileStamp(status), held)
     }
 
+    /// What the name of a new file a write makes beside the keyring adds
+    /// to the keyring's name, before six random letters and digits: a name
+    /// no person gives a file, so that removing a killed writer's leftovers
+    /// never removes a file of the user's (`app.keyring.backup`).
+    static let newFileInfix = ".keychainkit-new."
+
     /// Creates the directory of `path` (absolute) and its missing parents,
-    /// mode 0700.
+    /// mode 0700, then requires it trusted (``requireTrustedDirectory(of:)``).
     static func makeDirectory(of path: String) throws(FileStoreError) {
         var prefix = ""
         for component in directoryName(of: path).split(separator: "/", omittingEmptySubsequences: true) {
@@ -120,6 +132,33 @@ enum KeyringFileSystem {
             if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
                 throw failure(errno, "cannot create the directory", prefix)
             }
+        }
+        try requireTrustedDirectory(of: path)
+    }
+
+    /// Refuses (``KeychainError/missingEntitlement``) the directory of
+    /// `path` when another user could remove or replace what is in it: it
+    /// belongs to another user (root aside: a system directory), or others
+    /// than its owner and group may write to it (a sticky `/tmp`-like
+    /// directory too, where another user plants names). A directory that
+    /// does not exist yet is no refusal.
+    static func requireTrustedDirectory(of path: String) throws(FileStoreError) {
+        let directory = directoryName(of: path)
+        var status = stat()
+        guard stat(directory, &status) == 0 else {
+            if errno == ENOENT { return }
+            throw failure(errno, "cannot stat the directory", directory)
+        }
+        if status.st_uid != geteuid() && status.st_uid != 0 {
+            throw FileStoreError(
+                .missingEntitlement,
+                "the directory \(directory) belongs to uid \(status.st_uid), who could remove or replace the keyring; keep it in a directory of this user's")
+        }
+        if status.st_mode & 0o002 != 0 {
+            let mode = String(status.st_mode & 0o7777, radix: 8)
+            throw FileStoreError(
+                .missingEntitlement,
+                "the directory \(directory) has mode \(mode): any user may create names in it; keep the keyring in a directory of this user's")
         }
     }
 
@@ -133,9 +172,21 @@ enum KeyringFileSystem {
         let lockPath = path + ".lock"
         var waited = 0, pause = 1
         while true {
-            let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, 0o600)
-            guard fd >= 0 else { throw failure(errno, "cannot open the lock", lockPath) }
+            // Never through a link another user planted: the lock would
+            // create or lock a file of their choosing.
+            let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK, 0o600)
+            guard fd >= 0 else {
+                if errno == ELOOP { throw FileStoreError(.missingEntitlement, "\(lockPath) is a symbolic link, not a lock file; remove it") }
+                throw failure(errno, "cannot open the lock", lockPath)
+            }
             defer { close(fd) }  // releases the lock
+            var opened = stat()
+            guard fstat(fd, &opened) == 0 else { throw failure(errno, "cannot stat", lockPath) }
+            guard opened.st_mode & S_IFMT == S_IFREG, opened.st_uid == geteuid() else {
+                throw FileStoreError(
+                    .missingEntitlement,
+                    "\(lockPath) is not a regular file of this user's (uid \(opened.st_uid)), so not a lock of ours; remove it")
+            }
             while flock(fd, LOCK_EX | LOCK_NB) != 0 {
                 guard errno == EWOULDBLOCK || errno == EINTR else { throw failure(errno, "cannot lock", lockPath) }
                 guard waited < timeout else {
@@ -174,11 +225,12 @@ enum KeyringFileSystem {
     }
 
     /// Removes the new files a writer killed before its rename left beside
-    /// `path` (`<name>.XXXXXX`, ours, regular). Called with the writers'
-    /// lock held, when no writer of ours has one in progress.
+    /// `path` (`<name>` + ``newFileInfix`` + six letters or digits, ours,
+    /// regular). Called with the writers' lock held, when no writer of ours
+    /// has one in progress.
     static func removeLeftovers(of path: String) {
         let directory = directoryName(of: path)
-        let prefix = Array(path.utf8.split(separator: UInt8(ascii: "/")).last ?? []) + [UInt8(ascii: ".")]
+        let prefix = Array(path.utf8.split(separator: UInt8(ascii: "/")).last ?? []) + Array(newFileInfix.utf8)
         guard let stream = opendir(directory) else { return }
         defer { closedir(stream) }
         while let entry = readdir(stream) {
