@@ -178,6 +178,9 @@ expect "run: an absent account runs nothing, exit 1" 1 "" "no secret for 'nobody
 expect "run: a bad NAME is bad usage" 2 "" "NAME=ACCOUNT" -- "$kk" run --service "$svc" --env 9X=run:acct -- true
 expect "run: no --env is bad usage" 2 "" "at least one --env" -- "$kk" run --service "$svc" -- true
 expect "run: a command not found: exit 127" 127 "" "cannot run" -- "$kk" run --service "$svc" --env T=run:acct -- /nonexistent/cmd
+expect "run: arguments that are not UTF-8 reach the command as they are" 0 " ff 80" "" -- \
+    "$kk" run --service "$svc" --env T=run:acct -- sh -c 'printf %s "$1" | od -An -tx1 | tr -d "\n"' sh $'\xff\x80'
+expect "run: the COMMAND comes after --" 2 "" "after --" -- "$kk" run --service "$svc" --env T=run:acct true
 expect "run: rm" 0 "" "" -- "$kk" rm --service "$svc" run:acct
 
 # get of several accounts: one batch, printed as JSON or NUL-separated.

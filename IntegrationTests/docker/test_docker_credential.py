@@ -87,6 +87,22 @@ def test_erasing_what_is_not_there_succeeds(server: str) -> None:
     assert (result.returncode, result.stdout) == (0, b"")
 
 
+def test_a_server_url_that_is_not_utf8_names_no_other_server(server: str) -> None:
+    # It used to be repaired into U+FFFD: get answered, and erase deleted,
+    # the login of the server whose name holds U+FFFD there.
+    lookalike = server.replace(".", "\ufffd.", 1)
+    assert ours("store", credentials(lookalike, "alice", "s3cret")).returncode == 0
+    raw = lookalike.encode().replace("\ufffd".encode(), b"\xfe")
+    got = ours("get", raw)
+    assert (got.returncode, got.stdout) == (1, b"credentials not found in native keychain\n")
+    assert ours("erase", raw.replace(b"\xfe", b"\xff")).returncode == 0  # nothing there to erase
+    assert json.loads(ours("get", lookalike.encode()).stdout)["Secret"] == "s3cret"  # kept
+    stored = ours("store", b'{"ServerURL":"' + raw + b'","Username":"bob","Secret":"x"}')
+    assert (stored.returncode, stored.stdout) == (1, b"the server URL or username is not valid UTF-8\n")
+    assert json.loads(ours("get", lookalike.encode()).stdout)["Username"] == "alice"
+    assert ours("erase", lookalike.encode()).returncode == 0
+
+
 @pytest.mark.parametrize("stdin, message", [
     (b'{"Username":"u","Secret":"s"}', b"no credentials server URL\n"),
     (b'{"ServerURL":"","Username":"u","Secret":"s"}', b"no credentials server URL\n"),

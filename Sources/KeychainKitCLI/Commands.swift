@@ -128,8 +128,15 @@ struct Commands {
             text.wipe()
             values[index].value.wipe()
         }
-        var arguments = command.map { strdup($0) } + [nil]
-        execvp(command[0], &arguments)
+        // The command's own bytes after `--`, not `command` (Swift repairs
+        // arguments that are not UTF-8 into U+FFFD: `rm d/$'\xff'` would
+        // remove another file).
+        let argv = UnsafeBufferPointer(start: CommandLine.unsafeArgv, count: Int(CommandLine.argc))
+        guard let separator = argv.firstIndex(where: { $0.map { strcmp($0, "--") == 0 } ?? false }),
+              argv.count - separator - 1 == command.count
+        else { throw CLIFailure(.usage, "run takes its COMMAND after --") }
+        var arguments = argv[(separator + 1)...].map { $0.flatMap { strdup($0) } } + [nil]
+        execvp(arguments[0]!, &arguments)
         let error = errno
         for argument in arguments { free(argument) }
         let code: ExitCode = error == ENOENT ? .commandNotFound : .commandNotExecutable

@@ -111,8 +111,11 @@ struct DockerCredentialHelper {
             throw Self.protocolFailure(error.message)
         }
         defer { fields["Secret"]?.wipe() }
-        let server = String(decoding: fields["ServerURL"] ?? [], as: UTF8.self)
-        let username = String(decoding: fields["Username"] ?? [], as: UTF8.self)
+        // Never repaired into other bytes (U+FFFD): that would store the
+        // login under another server's or user's name.
+        guard let server = String(validating: fields["ServerURL"] ?? [], as: UTF8.self),
+              let username = String(validating: fields["Username"] ?? [], as: UTF8.self)
+        else { throw Self.protocolFailure("the server URL or username is not valid UTF-8") }
         guard !server.isEmpty else { throw Self.missingServerURL }
         guard !username.isEmpty else { throw Self.protocolFailure("no credentials username") }
         guard !server.utf8.contains(0), !username.utf8.contains(0) else {
@@ -124,7 +127,10 @@ struct DockerCredentialHelper {
         }
     }
 
-    private func get(_ server: String) throws(CLIFailure) {
+    private func get(_ server: String?) throws(CLIFailure) {
+        // No item can be stored for a URL that is not UTF-8 (D-Bus strings
+        // are), as the reference helper finds.
+        guard let server else { throw Self.notFound }
         // Bound once, so that wiping it wipes the one copy.
         guard var login = try call("reading the login", { () throws(KeychainError) in
             try DockerCredentialItems.login(of: server, in: store)
@@ -140,7 +146,8 @@ struct DockerCredentialHelper {
         try StandardStreams.write(output)
     }
 
-    private func erase(_ server: String) throws(CLIFailure) {
+    private func erase(_ server: String?) throws(CLIFailure) {
+        guard let server else { return }  // nothing stored for it: erased, as for any absent login
         try call("erasing the login") { () throws(KeychainError) in
             try DockerCredentialItems.erase(server, in: store)
         }
@@ -173,15 +180,16 @@ struct DockerCredentialHelper {
     }
 
     /// The server URL `get` and `erase` read: the input's lines joined,
-    /// white space trimmed from both ends.
-    private func serverURL(_ input: [UInt8]) throws(CLIFailure) -> String {
+    /// white space trimmed from both ends; `nil` when it is not UTF-8 (no
+    /// login can be stored for it), never repaired into another URL.
+    private func serverURL(_ input: [UInt8]) throws(CLIFailure) -> String? {
         var joined = Self.joinedLines(input)
         defer { joined.wipe() }
         let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0x0B || $0 == 0x0C }
         guard let first = joined.firstIndex(where: { !isSpace($0) }), let last = joined.lastIndex(where: { !isSpace($0) }) else {
             throw Self.missingServerURL
         }
-        let server = String(decoding: joined[first...last], as: UTF8.self)
+        guard let server = String(validating: joined[first...last], as: UTF8.self) else { return nil }
         guard !server.utf8.contains(0) else { throw Self.protocolFailure("the server URL holds a NUL character") }
         return server
     }
