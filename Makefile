@@ -261,7 +261,7 @@ test-docker: $(DOCKER_HELPER)
 # The file store in a fake Flatpak sandbox (bubblewrap), its master secret
 # from xdg-desktop-portal's Secret portal on a private bus of its own.
 test-portal: $(CLI)
-	IntegrationTests/portal/run.sh $(CURDIR)/$(CLI)
+	IntegrationTests/portal/run.sh $(CURDIR)/$(CLI) $(PYTHON)
 
 # Against the hostile fake Secret Service (IntegrationTests/hostile): the fake itself,
 # checked with libsecret's secret-tool, then every trust-boundary finding

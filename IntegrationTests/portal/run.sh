@@ -13,14 +13,20 @@
 # - with no portal on the bus, or no bus, the tool fails at once (exit 10)
 #   saying why.
 #
-#   IntegrationTests/portal/run.sh KEYCHAINKIT_TOOL
+# - a fake portal's answer is believed from it alone (another peer's forged
+#   Response is ignored), and a pipe holding more than the 64 bytes is
+#   refused.
 #
+#   IntegrationTests/portal/run.sh KEYCHAINKIT_TOOL PYTHON
+#
+# PYTHON has jeepney (scripts/python-venv.sh), for the fake portal.
 # Prints `N passed, N failed`.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$root/IntegrationTests/lib/tally.sh"
 tool=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+python=$2
 
 if [ -z "${KEYCHAINKIT_PORTAL_BUS:-}" ]; then
     for program in bwrap /usr/libexec/xdg-desktop-portal gnome-keyring-daemon dbus-run-session secret-tool; do
@@ -90,14 +96,31 @@ check "another app's secret does not open this app's file: exit 9" 9 "" \
 
 # No portal: a bus without one (no service activation), and no bus at all.
 cat >"$work/bare-bus.conf" <<CONF
-<busconfig><type>session</type><listen>unix:path=$work/bare-bus</listen>
-<policy context="default"><allow send_destination="*"/><allow own="*"/></policy></busconfig>
+<busconfig><type>session</type><listen>unix:path=$work/bare-bus</listen><auth>EXTERNAL</auth>
+<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>
 CONF
 dbus-daemon --config-file="$work/bare-bus.conf" --fork --print-pid >"$work/bare-bus.pid" 2>/dev/null
 bus_socket=$work/bare-bus
 check "a bus with no portal: exit 10 at once, saying so" 10 "" \
     as_app $app "$data" "unix:path=$work/bare-bus" timeout 10 keychainkit --backend file get --service portal-test ours
 grep -q "Secret portal" "$out.err" && pass "the message names the Secret portal" || fail "message: $(cat "$out.err")"
+# A fake portal on that bus: its answer is believed from the portal alone,
+# and the pipe must hold exactly the secret.
+for mode in honest forged extra-byte; do
+    coproc FAKE { DBUS_SESSION_BUS_ADDRESS="unix:path=$work/bare-bus" exec "$python" "$here/fake_portal.py" "$mode" 2>&1; }
+    read -r -t 10 ready <&"${FAKE[0]}"
+    [ "$ready" = ready ] || fail "fake portal ($mode) did not start: $ready"
+    fake_data=$work/fake-$mode
+    if [ "$mode" = extra-byte ]; then
+        check "a 65th byte in the pipe (a second writer) is refused: exit 10" 10 "" \
+            as_app $app "$fake_data" "unix:path=$work/bare-bus" timeout 10 keychainkit --backend file set --service s a </dev/null
+        grep -q "more than the 64 bytes" "$out.err" && pass "the message says more than 64 bytes came" || fail "message: $(cat "$out.err")"
+    else
+        check "fake portal ($mode): the real answer is taken$([ "$mode" = forged ] && echo ", another peer's forged Response ignored")" 0 "" \
+            as_app $app "$fake_data" "unix:path=$work/bare-bus" sh -c 'printf v | timeout 10 keychainkit --backend file set --service s a'
+    fi
+    kill "$FAKE_PID" 2>/dev/null; wait "$FAKE_PID" 2>/dev/null
+done
 check "no session bus: exit 10 at once" 10 "" \
     as_app $app "$data" "unix:path=$work/no-such-bus" timeout 10 keychainkit --backend file get --service portal-test ours
 kill "$(cat "$work/bare-bus.pid")" 2>/dev/null

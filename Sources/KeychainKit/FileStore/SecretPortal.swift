@@ -44,7 +44,20 @@ enum SecretPortal {
             throw FileStoreError(.noMasterKey, "no session bus for the Secret portal: \(error.message)")
         }
         let version: UInt32
-        do throws(BusFailure) { version = try portalVersion(on: connection) } catch { throw failure(error) }
+        let owner: String?
+        do throws(BusFailure) {
+            version = try portalVersion(on: connection)  // starts the portal where the bus activates it
+            owner = try connection.owner(of: destination)
+        } catch {
+            throw failure(error)
+        }
+        // Its answer is believed from the portal's unique name only: a
+        // signal sent to us directly carries no well-known name the bus
+        // vouches for, so any peer could forge Response (GLib, and so
+        // libsecret, checks the same since CVE-2024-34397).
+        guard let portal = owner else {
+            throw FileStoreError(.noMasterKey, "the Secret portal left the session bus (nothing owns \(destination))")
+        }
         guard version == 1 else {
             throw FileStoreError(.noMasterKey, "the Secret portal is version \(version); KeychainKit and libsecret speak version 1")
         }
@@ -68,7 +81,7 @@ enum SecretPortal {
             close(writeEnd)  // the message holds its own copy; the portal's is the only writer left
             writeEnd = -1
             try call.append(stringVariants: [(key: "handle_token", value: token)])
-            let rule = "type='signal',sender='\(destination)',interface='org.freedesktop.portal.Request',"
+            let rule = "type='signal',sender='\(portal)',interface='org.freedesktop.portal.Request',"
                 + "member='Response',path='\(request)'"
             answer = try connection.call(call, thenAwait: rule, atMost: answerTimeout)?.readUInt32()
         } catch {
@@ -99,24 +112,28 @@ enum SecretPortal {
     }
 
     /// Reads exactly ``secretBytes`` from `fd` (libsecret refuses any other
-    /// length), within 5 seconds.
+    /// length), then its end of file, within 5 seconds: a byte more is
+    /// refused, since another writer of the pipe (a bus monitor also
+    /// receives its write end) would show so.
     private static func readSecret(from fd: Int32) throws(FileStoreError) -> MasterSecret {
-        var secret = [UInt8](repeating: 0, count: secretBytes)
+        var secret = [UInt8](repeating: 0, count: secretBytes + 1)
         var got = 0
-        while got < secretBytes {
+        while true {
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, 5000)
             if ready < 0 && errno == EINTR { continue }
-            let count = ready > 0 ? secret.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, secretBytes - got) } : -1
+            let count = ready > 0 ? secret.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, secretBytes + 1 - got) } : -1
             if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
+            if count == 0 && got == secretBytes { break }  // the end, after exactly the secret
+            guard count > 0, got + count <= secretBytes else {
                 secret.wipe()
-                throw FileStoreError(
-                    .noMasterKey, "the Secret portal gave \(got) bytes, not the \(secretBytes) of an app's secret")
+                let what = count > 0 ? "more than" : count == 0 ? "\(got) bytes, not" : "no end of file after \(got) bytes within 5 s, not"
+                throw FileStoreError(.noMasterKey, "the Secret portal gave \(what) the \(secretBytes) bytes of an app's secret")
             }
             got += count
         }
-        return MasterSecret(secret)
+        defer { secret.wipe() }
+        return MasterSecret(Array(secret[..<secretBytes]))
     }
 
     private static func randomHex() -> String {
