@@ -65,4 +65,25 @@ if [ "$status" -eq 0 ] && grep -qi 'stdin\|standard input' "$work/help"; then
     pass "--help documents that set reads standard input"
 else bad "--help documents that set reads standard input" "exit $status: $(cat "$work/help")"; fi
 
+# 6. No core file holds a secret: a get killed while it holds the value
+# (its output blocked on a pipe nobody reads) leaves no core; with
+# KEYCHAINKIT_ALLOW_CORE_DUMPS=1 it does (so the check can fail), and that
+# core holds the value.
+core_marker="kk-hygiene-core-marker-$$"
+head -c 1048576 /dev/zero | tr '\0' x | sed "s/^/$core_marker/" | "$kk" set --service "$svc" core
+core_run() {  # core_run DIRECTORY [ENV...]: whether a killed get left a core there
+    mkdir -p "$1"
+    (cd "$1" && ulimit -c unlimited && shift && mkfifo pipe &&
+        { env "$@" "$kk" get --service "$svc" core >pipe & pid=$!; exec 3<pipe;
+          sleep 1; kill -ABRT "$pid"; wait "$pid"; exec 3<&-; }) 2>/dev/null
+    ls "$1"/core* >/dev/null 2>&1
+}
+if core_run "$work/no-core"; then bad "a killed get leaves no core file" "$(ls -la "$work/no-core")"
+else pass "a killed get leaves no core file (not dumpable)"; fi
+if core_run "$work/core" KEYCHAINKIT_ALLOW_CORE_DUMPS=1 && grep -aq "$core_marker" "$work"/core/core*; then
+    pass "control: with KEYCHAINKIT_ALLOW_CORE_DUMPS=1 its core holds the value"
+else bad "control: with KEYCHAINKIT_ALLOW_CORE_DUMPS=1 its core holds the value" "$(ls -la "$work/core")"; fi
+rm -f "$work"/core/core*
+"$kk" rm --service "$svc" core >/dev/null 2>&1
+
 finish

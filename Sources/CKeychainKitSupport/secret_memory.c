@@ -1,24 +1,115 @@
-/* Secret buffers handed to C callers: a hidden header keeps the size, so
- * that kk_secret_free() can wipe the whole allocation before freeing it. */
+/* Secret buffers handed to C callers, in memory kept out of core dumps
+ * (MADV_DONTDUMP) and out of swap (mlock) where RLIMIT_MEMLOCK allows, as
+ * libsecret's secure memory is. A hidden header keeps the size, so that
+ * kk_secret_free() can wipe the whole block before it is reused.
+ *
+ * Blocks of up to POOL_LARGEST bytes (header included) come from chunks of
+ * CHUNK_BYTES, one free list per power-of-two size; a freed block is wiped
+ * and kept for the next secret of its size. A larger block is a mapping of
+ * its own, wiped and unmapped when freed. Where mlock fails (the limit
+ * reached), the memory is still excluded from dumps, only not locked. */
 #define _DEFAULT_SOURCE
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "keychainkit_support.h"
 
 typedef union {
-    size_t size;
+    struct {
+        size_t size;       /* bytes of the whole block, header included */
+        size_t size_class; /* index of its free list; NO_CLASS: a mapping of its own */
+    } info;
     max_align_t align;
 } secret_header;
 
-char *keychainkit_secret_alloc(size_t length) {
-    if (length > SIZE_MAX - sizeof(secret_header) - 1)
+#define SMALLEST_SHIFT 6 /* 64 bytes */
+#define CLASSES 7        /* 64 ... 4096 bytes */
+#define POOL_LARGEST ((size_t)1 << (SMALLEST_SHIFT + CLASSES - 1))
+#define CHUNK_BYTES ((size_t)64 * 1024)
+#define NO_CLASS ((size_t)-1)
+#define BURN_STACK_LARGEST ((size_t)64 * 1024)
+
+typedef struct free_block {
+    struct free_block *next;
+} free_block;
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static free_block *free_lists[CLASSES];
+static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
+
+/* A child of fork() inherits the pool; the lock is never copied held. */
+static void lock_pool(void) { pthread_mutex_lock(&pool_lock); }
+static void unlock_pool(void) { pthread_mutex_unlock(&pool_lock); }
+static void install_fork_handlers(void) { pthread_atfork(lock_pool, unlock_pool, unlock_pool); }
+
+/* `size` bytes of fresh memory out of dumps (and locked, when allowed);
+ * NULL when out of memory. */
+static void *map_secret_memory(size_t size) {
+    void *memory = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED)
         return NULL;
+    (void)madvise(memory, size, MADV_DONTDUMP);
+    (void)mlock(memory, size); /* best effort: RLIMIT_MEMLOCK may not allow it */
+    return memory;
+}
+
+static size_t class_of(size_t size) {
+    size_t size_class = 0;
+    while (((size_t)1 << (SMALLEST_SHIFT + size_class)) < size)
+        size_class++;
+    return size_class;
+}
+
+/* A block of `size_class`, from its free list or a new chunk cut up; NULL
+ * when out of memory. */
+static secret_header *pool_block(size_t size_class) {
+    size_t block_bytes = (size_t)1 << (SMALLEST_SHIFT + size_class);
+    pthread_mutex_lock(&pool_lock);
+    if (free_lists[size_class] == NULL) {
+        char *chunk = map_secret_memory(CHUNK_BYTES);
+        if (chunk == NULL) {
+            pthread_mutex_unlock(&pool_lock);
+            return NULL;
+        }
+        for (size_t offset = CHUNK_BYTES; offset >= block_bytes; offset -= block_bytes) {
+            free_block *block = (free_block *)(chunk + offset - block_bytes);
+            block->next = free_lists[size_class];
+            free_lists[size_class] = block;
+        }
+    }
+    free_block *block = free_lists[size_class];
+    free_lists[size_class] = block->next;
+    pthread_mutex_unlock(&pool_lock);
+    block->next = NULL;
+    secret_header *header = (secret_header *)block;
+    header->info.size = block_bytes;
+    header->info.size_class = size_class;
+    return header;
+}
+
+char *keychainkit_secret_alloc(size_t length) {
+    if (length > SIZE_MAX - sizeof(secret_header) - 1 - (size_t)getpagesize())
+        return NULL;
+    pthread_once(&fork_handlers_once, install_fork_handlers);
     size_t size = sizeof(secret_header) + length + 1;
-    secret_header *header = malloc(size);
+    secret_header *header;
+    if (size <= POOL_LARGEST) {
+        header = pool_block(class_of(size));
+    } else {
+        size_t page = (size_t)getpagesize();
+        size = (size + page - 1) / page * page;
+        header = map_secret_memory(size);
+        if (header != NULL) {
+            header->info.size = size;
+            header->info.size_class = NO_CLASS;
+        }
+    }
     if (header == NULL)
         return NULL;
-    header->size = size;
     char *value = (char *)(header + 1);
     value[length] = '\0';
     return value;
@@ -28,6 +119,62 @@ KK_API void kk_secret_free(char *value) {
     if (value == NULL)
         return;
     secret_header *header = (secret_header *)value - 1;
-    explicit_bzero(header, header->size);
-    free(header);
+    size_t size = header->info.size, size_class = header->info.size_class;
+    explicit_bzero(header, size);
+    if (size_class == NO_CLASS) {
+        munmap(header, size);
+        return;
+    }
+    free_block *block = (free_block *)header;
+    pthread_mutex_lock(&pool_lock);
+    block->next = free_lists[size_class];
+    free_lists[size_class] = block;
+    pthread_mutex_unlock(&pool_lock);
+}
+
+#if defined(__x86_64__)
+/* Zeroes the vector registers a copy of a secret may have left it in: the
+ * last memcpy() keeps the value's first and last 32 bytes in ymm (or, in
+ * glibc's EVEX variants, ymm16-31) registers, which a core dump records.
+ * Every vector register is caller-saved: clobbering them in a function of
+ * their own is safe. */
+__attribute__((noinline, target("avx512f"))) static void zero_avx512_registers(void) {
+    __asm__ volatile("vzeroall\n\t"
+                     "vpxord %%zmm16, %%zmm16, %%zmm16\n\tvpxord %%zmm17, %%zmm17, %%zmm17\n\t"
+                     "vpxord %%zmm18, %%zmm18, %%zmm18\n\tvpxord %%zmm19, %%zmm19, %%zmm19\n\t"
+                     "vpxord %%zmm20, %%zmm20, %%zmm20\n\tvpxord %%zmm21, %%zmm21, %%zmm21\n\t"
+                     "vpxord %%zmm22, %%zmm22, %%zmm22\n\tvpxord %%zmm23, %%zmm23, %%zmm23\n\t"
+                     "vpxord %%zmm24, %%zmm24, %%zmm24\n\tvpxord %%zmm25, %%zmm25, %%zmm25\n\t"
+                     "vpxord %%zmm26, %%zmm26, %%zmm26\n\tvpxord %%zmm27, %%zmm27, %%zmm27\n\t"
+                     "vpxord %%zmm28, %%zmm28, %%zmm28\n\tvpxord %%zmm29, %%zmm29, %%zmm29\n\t"
+                     "vpxord %%zmm30, %%zmm30, %%zmm30\n\tvpxord %%zmm31, %%zmm31, %%zmm31"
+                     ::: "memory");
+}
+
+__attribute__((noinline, target("avx"))) static void zero_avx_registers(void) {
+    __asm__ volatile("vzeroall" ::: "memory");
+}
+
+__attribute__((noinline)) static void zero_sse_registers(void) {
+    __asm__ volatile("pxor %%xmm0, %%xmm0\n\tpxor %%xmm1, %%xmm1\n\tpxor %%xmm2, %%xmm2\n\tpxor %%xmm3, %%xmm3\n\t"
+                     "pxor %%xmm4, %%xmm4\n\tpxor %%xmm5, %%xmm5\n\tpxor %%xmm6, %%xmm6\n\tpxor %%xmm7, %%xmm7\n\t"
+                     "pxor %%xmm8, %%xmm8\n\tpxor %%xmm9, %%xmm9\n\tpxor %%xmm10, %%xmm10\n\tpxor %%xmm11, %%xmm11\n\t"
+                     "pxor %%xmm12, %%xmm12\n\tpxor %%xmm13, %%xmm13\n\tpxor %%xmm14, %%xmm14\n\tpxor %%xmm15, %%xmm15"
+                     ::: "memory");
+}
+#endif
+
+void keychainkit_burn_stack(size_t bytes) {
+    if (bytes > BURN_STACK_LARGEST)
+        bytes = BURN_STACK_LARGEST;
+    unsigned char *area = __builtin_alloca(bytes);
+    explicit_bzero(area, bytes);
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("avx512f"))
+        zero_avx512_registers();
+    else if (__builtin_cpu_supports("avx"))
+        zero_avx_registers();
+    else
+        zero_sse_registers();
+#endif
 }

@@ -7,14 +7,16 @@ public func kk_server_login_get(
     _ outValue: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?
 ) -> kk_status {
     outValue?.pointee = nil
-    return status { () throws(ArgumentFailure) in
-        let (handle, logins) = try serverLogins(kc)
-        let login = try serverLogin(login)
-        guard let outValue else { throw invalidArgument("out_value is NULL") }
-        return keychainStatus(handle) { () throws(KeychainError) in
-            guard var bytes = try logins.password(for: login) else { throw .itemNotFound }
-            defer { bytes.wipe() }
-            return give(bytes, to: outValue, length: outLength)
+    return burningItsStack {
+        status { () throws(ArgumentFailure) in
+            let (handle, logins) = try serverLogins(kc)
+            let login = try serverLogin(login)
+            guard let outValue else { throw invalidArgument("out_value is NULL") }
+            return keychainStatus(handle) { () throws(KeychainError) in
+                guard var bytes = try logins.password(for: login) else { throw .itemNotFound }
+                defer { bytes.wipe() }
+                return give(bytes, to: outValue, length: outLength)
+            }
         }
     }
 }

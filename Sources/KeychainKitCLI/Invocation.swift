@@ -165,6 +165,9 @@ struct Invocation {
       DISPLAY, WAYLAND_DISPLAY
                         a graphical session: --prompt automatic allows unlock
                         dialogs
+      KEYCHAINKIT_ALLOW_CORE_DUMPS
+                        1: let a crash leave a core file (by default the
+                        tool is not dumpable, so no core holds a secret)
 
     exit codes:
       0                 success

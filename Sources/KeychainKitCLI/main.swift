@@ -1,3 +1,4 @@
+import CKeychainKitSupport
 import KeychainKit
 
 #if canImport(Glibc)
@@ -6,6 +7,12 @@ import Glibc
 
 /// keychainkit — the command-line tool. See `keychainkit --help`.
 signal(SIGPIPE, SIG_IGN)
+
+// Its secrets pass through ordinary memory: no core file may hold them
+// (nor may another process of the user ptrace it), unless asked.
+if getenv("KEYCHAINKIT_ALLOW_CORE_DUMPS").map({ String(cString: $0) }) != "1" {
+    _ = keychainkit_forbid_core_dumps()
+}
 
 /// Run as git-credential-keychainkit (a link to this program, which git runs
 /// for `credential.helper keychainkit`), it is `keychainkit git-credential`.

@@ -15,8 +15,23 @@ static const size_t keychainkit_max_value_size = KK_MAX_VALUE_SIZE;
 kk_status keychainkit_fail(kk_status status, const char *detail);
 
 /* Allocates a secret buffer of `length` bytes plus a NUL terminator, to be
- * released with kk_secret_free(); NULL when out of memory. */
+ * released with kk_secret_free(); NULL when out of memory. The memory is
+ * excluded from core dumps (MADV_DONTDUMP) and locked (mlock) where
+ * RLIMIT_MEMLOCK allows (secret_memory.c). */
 char *keychainkit_secret_alloc(size_t length);
+
+/* Overwrites `bytes` (at most 64 KiB) of the calling thread's stack below
+ * the caller's frame with zeros, and on x86-64 the vector registers: what
+ * the calls that read a secret left there (the decryption's and the
+ * copies' temporaries; memcpy() keeps a value's ends in ymm registers) is
+ * gone before the caller returns, so no core dump holds it. */
+void keychainkit_burn_stack(size_t bytes);
+
+/* Makes this process non-dumpable (PR_SET_DUMPABLE 0): no core file, and
+ * no ptrace by other processes of the user; the tool's secrets pass
+ * through ordinary heap memory. Reset by execve(). 0 on success, -1 with
+ * errno. */
+int keychainkit_forbid_core_dumps(void);
 
 /* Allocates a list for kk_list(): room for `count` string pointers and a
  * terminating NULL, followed by `text_bytes` bytes for the strings, in one

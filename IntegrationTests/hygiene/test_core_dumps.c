@@ -1,0 +1,111 @@
+#define _GNU_SOURCE
+/*
+ * test_core_dumps.c — a program that crashes while it holds a value kk_get()
+ * returned leaves no secret in its core file: the library hands values out
+ * in memory excluded from dumps (MADV_DONTDUMP), as libsecret's secure
+ * memory is.
+ *
+ * A child waits until the parent has stored a marker made after the fork
+ * (so the child's memory never held it but through the library), reads it
+ * with kk_get() on a handle of its own and aborts with core dumps allowed;
+ * the parent searches the core for the marker. A control child copies the
+ * value to the heap first: its core must hold the marker, or the search
+ * proves nothing. On the Secret Service, where the library keeps no value of
+ * its own (the memory backend and the file store hold the values they serve).
+ */
+#include "kt_keychain.h"
+#include "markers.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/** Reads the first core file in `directory` into memory; NULL when none. */
+static char *read_core(const char *directory, size_t *size)
+{
+    DIR *dir = opendir(directory);
+    if (dir == NULL) return NULL;
+    char path[600] = "";
+    struct dirent *entry;
+    while ((entry = readdir(dir)) != NULL) {
+        if (strncmp(entry->d_name, "core", 4) == 0) {
+            snprintf(path, sizeof path, "%s/%s", directory, entry->d_name);
+            break;
+        }
+    }
+    closedir(dir);
+    FILE *file = path[0] ? fopen(path, "rb") : NULL;
+    if (file == NULL) return NULL;
+    struct stat st;
+    char *data = fstat(fileno(file), &st) == 0 ? malloc((size_t)st.st_size + 1) : NULL;
+    *size = data ? fread(data, 1, (size_t)st.st_size, file) : 0;
+    fclose(file);
+    unlink(path);
+    return data;
+}
+
+/** Runs a child that reads the key after the parent stored the marker and
+ *  aborts, copying the value to the heap first when `copy_to_heap`; returns
+ *  whether its core (which must exist) holds the marker, -1 when there was
+ *  no core. */
+static int core_holds_the_value(kk_keychain *kc, int copy_to_heap)
+{
+    char directory[] = "/tmp/kk-core-test.XXXXXX";
+    if (!CHECK(mkdtemp(directory) != NULL)) return -1;
+    int go[2];
+    if (!CHECK(pipe(go) == 0)) return -1;
+    pid_t child = fork();
+    if (child == 0) {
+        close(go[1]);
+        char byte;
+        if (read(go[0], &byte, 1) != 1) _exit(2);
+        struct rlimit unlimited = {RLIM_INFINITY, RLIM_INFINITY};
+        if (setrlimit(RLIMIT_CORE, &unlimited) != 0 || chdir(directory) != 0) _exit(3);
+        kk_keychain *own = NULL;
+        char *value = NULL;
+        size_t len = 0;
+        if (kk_open_secret_service(&own) != KK_OK || kk_get(own, kt_service(), "acct", &value, &len) != KK_OK) _exit(4);
+        if (copy_to_heap) {
+            char *copy = malloc(len + 1);
+            memcpy(copy, value, len + 1);
+            __asm__ volatile("" : : "r"(copy) : "memory"); /* kept */
+        }
+        abort(); /* holding the value */
+    }
+    close(go[0]);
+    char marker[128];
+    hy_marker(marker, sizeof marker, copy_to_heap ? "core-control" : "core");
+    int holds = -1;
+    if (CHECK(child > 0) && CHECK_STATUS(kk_set(kc, kt_service(), "acct", marker, strlen(marker)), KK_OK)) {
+        CHECK(write(go[1], "g", 1) == 1);
+        int status = 0;
+        CHECK(waitpid(child, &status, 0) == child);
+        if (CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT) &&
+            kt_check(WCOREDUMP(status), __FILE__, __LINE__, "the child left a core (core_pattern: plain 'core')")) {
+            size_t size = 0;
+            char *core = read_core(directory, &size);
+            if (CHECK(core != NULL && size > 0)) holds = memmem(core, size, marker, strlen(marker)) != NULL;
+            free(core);
+        }
+    }
+    close(go[1]);
+    memset(marker, 0, sizeof marker);
+    rmdir(directory);
+    return holds;
+}
+
+TEST_ON(KT_SECRET_SERVICE, a_value_kk_get_returned_is_not_in_a_core_dump)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    CHECK_EQ(core_holds_the_value(kc, 1), 1); /* the search finds a copy on the heap */
+    CHECK_EQ(core_holds_the_value(kc, 0), 0); /* and none in the library's memory */
+    CHECK_STATUS(kk_remove(kc, kt_service(), "acct"), KK_OK);
+    kk_close(kc);
+}
