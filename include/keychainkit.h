@@ -132,7 +132,7 @@ extern "C" {
 
 /** The version of this header. */
 #define KK_VERSION_MAJOR 0
-#define KK_VERSION_MINOR 7
+#define KK_VERSION_MINOR 8
 #define KK_VERSION_PATCH 0
 
 /** The version of this header as one number: MAJOR*10000 + MINOR*100 + PATCH. */
@@ -235,6 +235,26 @@ typedef struct kk_keychain kk_keychain;
  *  call that gets no answer in time is KK_EUNAVAILABLE, and
  *  kk_error_message() names the call, the service and the time waited. */
 KK_API kk_status kk_open_secret_service(kk_keychain **out);
+
+/** Opens the user's keychain where libsecret would keep it: inside a
+ *  Flatpak or Snap sandbox (/.flatpak-info, or $SNAP_NAME set) whose Secret
+ *  portal answers with version 1, the app's own file keyed by the portal —
+ *  what kk_open_file() opens with KK_MASTER_PORTAL and no path, libsecret's
+ *  $XDG_DATA_HOME/keyrings/default.keyring there, which the app's
+ *  libsecret-using libraries share; everywhere else (and in a sandbox with
+ *  no portal) what kk_open_secret_service() opens. A sandbox's own bus
+ *  usually lets it reach only the portal (Flatpak's filtered bus), where a
+ *  Secret Service handle would be KK_EUNAVAILABLE.
+ *
+ *  Outside a sandbox it asks no bus and cannot fail but for KK_EINVAL and
+ *  KK_ENOMEM; inside, asking the portal is bounded by
+ *  KK_DEFAULT_TIMEOUT_MS per call (no answer: the Secret Service), and the
+ *  open then returns what kk_open_file() does (KK_ENOKEY when the portal
+ *  gives no secret, KK_ECANCELED when the user refused, KK_EWRONGKEY, ...).
+ *  kk_backend_of() tells which store it opened. On
+ *  success *out owns a handle to release with kk_close(). Thread-safe.
+ *  Since 0.8. */
+KK_API kk_status kk_open_default(kk_keychain **out);
 
 /** Whether a Secret Service handle may show the service's unlock prompt.
  *  Since 0.5. */
@@ -583,6 +603,13 @@ typedef enum kk_persistence {
  *  a store that will forget. Decided from the handle alone (no I/O).
  *  Returns KK_OK or KK_EINVAL (kc or out NULL). Thread-safe. Since 0.7. */
 KK_API kk_status kk_persistence_of(kk_keychain *kc, kk_persistence *out);
+
+/** Stores in *out_name the backend of `kc`, as static text never freed:
+ *  "secret-service", "file", "kernel" or "memory" (the names of
+ *  `keychainkit --backend`); what kk_open_default() chose, for instance.
+ *  Decided from the handle alone (no I/O). Returns KK_OK or KK_EINVAL (kc
+ *  or out_name NULL). Thread-safe. Since 0.8. */
+KK_API kk_status kk_backend_of(kk_keychain *kc, const char **out_name);
 
 /** Releases a handle: removes its observers (calling their destroy
  *  functions), ends its delivery thread (see kk_observe()), then frees it.

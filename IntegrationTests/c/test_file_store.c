@@ -682,7 +682,31 @@ TEST_ON(KT_FILE, a_fifo_for_the_systemd_credential_is_refused_at_once)
     unsetenv("CREDENTIALS_DIRECTORY");
 }
 
-/* ---- persistence, every backend ----------------------------------------------------------- */
+/* ---- persistence and the backend's name, every backend ------------------------------------- */
+
+TEST(the_backend_is_named_and_the_default_outside_a_sandbox_is_the_secret_service)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    const char *name = NULL;
+    CHECK_STATUS(kk_backend_of(kc, &name), KK_OK);
+    CHECK_STR_EQ(name, kt_current_backend() == KT_MEMORY   ? "memory"
+                       : kt_current_backend() == KT_KERNEL ? "kernel"
+                       : kt_current_backend() == KT_FILE   ? "file"
+                                                           : "secret-service");
+    CHECK_STATUS(kk_backend_of(kc, NULL), KK_EINVAL);
+    CHECK_STATUS(kk_backend_of(NULL, &name), KK_EINVAL);
+    kk_close(kc);
+    /* Not sandboxed here (the sandbox's choice: IntegrationTests/portal). */
+    kk_keychain *other = NULL;
+    CHECK_STATUS(kk_open_default(&other), KK_OK); /* no I/O at open */
+    name = NULL;
+    CHECK_STATUS(kk_backend_of(other, &name), KK_OK);
+    CHECK_STR_EQ(name, "secret-service");
+    kk_close(other);
+    CHECK_STATUS(kk_open_default(NULL), KK_EINVAL);
+}
+
 
 TEST(persistence_is_reported)
 {

@@ -13,6 +13,8 @@
 # - with no portal on the bus, or no bus, the tool fails at once (exit 10)
 #   saying why.
 #
+# - with no --backend, the tool, the git and Docker helpers and Python's
+#   Keychain() (kk_open_default) use that file (the default store);
 # - a fake portal's answer is believed from it alone (another peer's forged
 #   Response is ignored), and a pipe holding more than the 64 bytes is
 #   refused.
@@ -93,6 +95,32 @@ grep -q "collection/login/" "$out" && pass "one item of app_id=$app in the login
     fail "no app_id=$app item in gnome-keyring: $(cat "$out" "$out.err")"
 check "another app's secret does not open this app's file: exit 9" 9 "" \
     as_app org.example.Other "$data" "$DBUS_SESSION_BUS_ADDRESS" keychainkit --backend file get --service portal-test ours
+
+# The default store: with no --backend, the tool, both helpers and Python's
+# Keychain() (kk_open_default) use the portal-keyed file libsecret uses in
+# the sandbox. (On the bus a Flatpak filters with xdg-dbus-proxy only the
+# portal is reachable; Debian 12's proxy, 0.1.4, cannot pass sd-bus's
+# pipelined authentication at all — fixed in 0.1.6 — so the whole bus is
+# used here.)
+fdata=$work/default/data
+in_app() { as_app $app "$fdata" "$DBUS_SESSION_BUS_ADDRESS" "$@"; }
+check "default store: set with no --backend keeps the secret in the portal-keyed file" 0 "" \
+    in_app sh -c 'printf "by default" | keychainkit set --service sbx a'
+check "default store: info names the file" 0 $'backend: file\nstore: keyring file '"$fdata/keyrings/default.keyring"$'\npersistence: persistent' \
+    in_app keychainkit info
+check "default store: libsecret in the sandbox reads it" 0 "by default" \
+    in_app secret-tool lookup service sbx username a
+check "default store: the git helper stores and reads there" 0 $'username=u\npassword=p' \
+    in_app sh -c 'printf "protocol=https\nhost=git.example\nusername=u\npassword=p\n" | git-credential-keychainkit store &&
+                  printf "protocol=https\nhost=git.example\n" | git-credential-keychainkit get'
+check "default store: the Docker helper stores and reads there" 0 '{"ServerURL":"r.example","Username":"u","Secret":"s"}' \
+    in_app sh -c 'printf "{\"ServerURL\":\"r.example\",\"Username\":\"u\",\"Secret\":\"s\"}" | docker-credential-keychainkit store &&
+                  printf r.example | docker-credential-keychainkit get'
+check "default store: Python's Keychain() opens the file (kk_open_default) and reads it" 0 "file by default" \
+    in_app env PYTHONPATH="$root/bindings/python" KEYCHAINKIT_LIBRARY="$root/build/lib/libkeychainkit.so.0" /usr/bin/python3 -c \
+    'from keychainkit import Keychain; kc = Keychain(service="sbx"); print(kc.backend, kc["a"])'
+check "default store: the Secret Service stays one --backend away" 1 "" \
+    in_app keychainkit --backend secret-service get --service sbx a
 
 # No portal: a bus without one (no service activation), and no bus at all.
 cat >"$work/bare-bus.conf" <<CONF

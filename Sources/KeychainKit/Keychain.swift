@@ -351,6 +351,15 @@ extension Keychain where Interface == SecretServiceKeychainInterface {
 
     /// Creates a keychain backed by the user's Secret Service (the default
     /// collection).
+    ///
+    /// Also inside a Flatpak or Snap sandbox, where libsecret, the C
+    /// library's `kk_open_default()`, Python's `Keychain()` and the tool
+    /// use the app's portal-keyed file instead: a `Keychain`'s type names
+    /// its backend, so a default chosen at run time would change the type
+    /// of every program's keychain. There, open ``DefaultStore/open()``'s
+    /// choice: `Keychain(interface: interface)` with the
+    /// ``FileKeychainInterface`` or ``SecretServiceKeychainInterface`` it
+    /// gives.
     public convenience init() {
         self.init(interface: SecretServiceKeychainInterface())
     }

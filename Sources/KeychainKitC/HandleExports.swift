@@ -10,6 +10,29 @@ public func kk_open_secret_service(_ out: UnsafeMutablePointer<OpaquePointer?>?)
 }
 
 @c @implementation
+public func kk_open_default(_ out: UnsafeMutablePointer<OpaquePointer?>?) -> kk_status {
+    guard out != nil else { return fail(KK_EINVAL, "out is NULL") }
+    do throws(KeychainError) {
+        switch try DefaultStore.open() {
+        case let .secretService(interface): return open(out) { KeychainHandle(interface) }
+        case let .sandboxFile(interface): return open(out) { KeychainHandle(interface) }
+        }
+    } catch {
+        return fail(error.status, FileKeychainInterface.openFailureDetail)
+    }
+}
+
+@c @implementation
+public func kk_backend_of(_ kc: OpaquePointer?, _ outName: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> kk_status {
+    status { () throws(ArgumentFailure) in
+        let handle = try handle(kc)
+        guard let outName else { throw invalidArgument("out_name is NULL") }
+        outName.pointee = UnsafeRawPointer(handle.backendName.utf8Start).assumingMemoryBound(to: CChar.self)
+        return KK_OK
+    }
+}
+
+@c @implementation
 public func kk_secret_service_options_init(
     _ options: UnsafeMutablePointer<kk_secret_service_options>?, _ version: UInt32
 ) -> kk_status {

@@ -17,11 +17,15 @@ final class KeychainHandle {
     /// `nil` for other backends.
     let memory: InMemoryKeychainInterface?
 
+    /// The backend's name, as `kk_backend_of` gives it: static text.
+    let backendName: StaticString
+
     private init(
-        _ keychain: any KeychainProtocol, attributeItems: (any AttributeItemStore)?,
+        _ keychain: any KeychainProtocol, backendName: StaticString, attributeItems: (any AttributeItemStore)?,
         secretService: SecretServiceKeychainInterface? = nil, memory: InMemoryKeychainInterface? = nil
     ) {
         self.keychain = keychain
+        self.backendName = backendName
         self.attributeItems = attributeItems
         self.secretService = secretService
         self.memory = memory
@@ -29,22 +33,22 @@ final class KeychainHandle {
 
     /// A handle on a Secret Service.
     convenience init(_ interface: SecretServiceKeychainInterface) {
-        self.init(Keychain(interface: interface), attributeItems: interface, secretService: interface)
+        self.init(Keychain(interface: interface), backendName: "secret-service", attributeItems: interface, secretService: interface)
     }
 
     /// A handle on an in-memory store.
     convenience init(_ interface: InMemoryKeychainInterface) {
-        self.init(Keychain(interface: interface), attributeItems: interface, memory: interface)
+        self.init(Keychain(interface: interface), backendName: "memory", attributeItems: interface, memory: interface)
     }
 
     /// A handle on a keyring file.
     convenience init(_ interface: FileKeychainInterface) {
-        self.init(Keychain(interface: interface), attributeItems: interface)
+        self.init(Keychain(interface: interface), backendName: "file", attributeItems: interface)
     }
 
     /// A handle on a kernel keyring, which has no items addressed by attributes.
     convenience init(_ interface: KernelKeyringInterface) {
-        self.init(Keychain(interface: interface), attributeItems: nil)
+        self.init(Keychain(interface: interface), backendName: "kernel", attributeItems: nil)
     }
 
     /// Hands the handle to C, which owns one reference until `kk_close`.

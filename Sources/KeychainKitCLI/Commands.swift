@@ -11,8 +11,9 @@ struct Commands {
     let keychain: any KeychainProtocol
     let backend: Invocation.Backend
     let service: String
-    /// The keychain's backend when it is the Secret Service.
-    let secretService: SecretServiceKeychainInterface?
+    /// The keychain's items addressed by attributes (git's credentials);
+    /// `nil` for the kernel keyring.
+    let attributeItems: (any AttributeItemStore)?
 
     func run(_ command: Invocation.Command) throws(CLIFailure) {
         switch command {
@@ -55,10 +56,10 @@ struct Commands {
         case let .watch(account, interval):
             try KeyWatch(keychain: keychain, key: key(account)).run(polling: interval)
         case let .gitCredential(operation):
-            guard let secretService else {
-                throw CLIFailure(.usage, "git-credential stores on the Secret Service only (--backend secret-service)")
+            guard let attributeItems else {
+                throw CLIFailure(.usage, "git-credential cannot store in the kernel keyring (its keys have no attributes)")
             }
-            try GitCredentialHelper(store: secretService).run(operation)
+            try GitCredentialHelper(store: attributeItems).run(operation)
         case .help:
             try StandardStreams.writeLine(Invocation.usage)
         case .version:

@@ -27,7 +27,7 @@ import Glibc
 /// bound (Docker and Podman wait on a helper forever).
 struct DockerCredentialHelper {
 
-    let store: SecretServiceKeychainInterface
+    let store: any AttributeItemStore
 
     static let name = "docker-credential-keychainkit"
 
@@ -68,14 +68,14 @@ struct DockerCredentialHelper {
 
     /// Runs `action` and ends the process: 0 on success; on failure, the
     /// message on stdout and the failure's status.
-    static func main(_ arguments: [String], store: () -> SecretServiceKeychainInterface) -> Never {
+    static func main(_ arguments: [String], store: () throws(CLIFailure) -> any AttributeItemStore) -> Never {
         do throws(CLIFailure) {
             guard arguments.count == 1 else { throw CLIFailure(.notFound, "Usage: \(name) <store|get|erase|list|version>") }
             switch arguments[0] {
             case "--help", "-h": try StandardStreams.writeLine(usage)
             case "version", "--version", "-v": try StandardStreams.writeLine("\(name) (keychainkit) \(String(cString: kk_version_string()))")
             case let action where ["store", "get", "erase", "list"].contains(action):
-                try DockerCredentialHelper(store: store()).run(action)
+                try DockerCredentialHelper(store: try store()).run(action)
             case let action: throw CLIFailure(.notFound, "Unknown credential action `\(action)`")
             }
             exit(ExitCode.success.rawValue)

@@ -4,7 +4,7 @@ import KeychainKit
 import Glibc
 #endif
 
-/// git's credential helper on the Secret Service: `get`, `store` and
+/// git's credential helper on the Secret Service (or the default store): `get`, `store` and
 /// `erase` (gitcredentials(7)), on items stored as
 /// ``GitCredentialItems`` describes. Run as `git-credential-keychainkit`
 /// (what `git config credential.helper keychainkit` runs) or as
@@ -18,7 +18,7 @@ import Glibc
 /// over: it asks the user instead. Nothing waits without a bound.
 struct GitCredentialHelper {
 
-    let store: SecretServiceKeychainInterface
+    let store: any AttributeItemStore
 
     static let operations: Set<String> = ["get", "store", "erase"]
 

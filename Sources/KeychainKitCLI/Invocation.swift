@@ -102,7 +102,8 @@ struct Invocation {
     options:
       --backend secret-service|kernel|file|memory
                         where secrets are kept (default: $KEYCHAINKIT_BACKEND,
-                        else secret-service). file: an encrypted keyring file
+                        else secret-service; inside a Flatpak or Snap sandbox
+                        with the Secret portal, file, as libsecret). file: an encrypted keyring file
                         in libsecret's format, for machines with no Secret
                         Service (see --file, --master-fd). kernel: the user's
                         persistent kernel keyring ("user" keys described
@@ -314,7 +315,9 @@ struct Invocation {
             index += 1
         }
 
-        let backendValue = (backendName?.isEmpty ?? true) ? Backend.secretService.rawValue : backendName!
+        // Not named: where libsecret would keep the secrets (the
+        // portal-keyed file inside a Flatpak or Snap sandbox).
+        let backendValue = (backendName?.isEmpty ?? true) ? DefaultStore.current().rawValue : backendName!
         guard let backend = Backend(rawValue: backendValue) else {
             let names = Backend.allCases.map(\.rawValue).joined(separator: ", ")
             throw CLIFailure(.usage, "unknown backend '\(backendValue)' (\(names))")

@@ -20,17 +20,24 @@ let program = CommandLine.arguments.first.map { String($0.split(separator: "/").
 
 /// Run as docker-credential-keychainkit (a link to this program, which Docker
 /// and Podman run for the `keychainkit` credential helper), it speaks their
-/// protocol, on the Secret Service whatever the environment's backend.
+/// protocol, on the default store (``DefaultStore``) whatever the
+/// environment's backend.
 if program == DockerCredentialHelper.name || CommandLine.arguments.dropFirst().first == "docker-credential" {
     let actions = Array(CommandLine.arguments.dropFirst(program == DockerCredentialHelper.name ? 1 : 2))
-    DockerCredentialHelper.main(actions) { SecretServiceKeychainInterface() }
+    DockerCredentialHelper.main(actions) { () throws(CLIFailure) -> any AttributeItemStore in
+        do throws(KeychainError) {
+            return try DefaultStore.open().attributeItems
+        } catch {
+            throw CLIFailure(error, doing: "opening the keyring file", detail: FileKeychainInterface.openFailureDetail)
+        }
+    }
 }
 
 let runAsGitHelper = program == "git-credential-keychainkit"
 let arguments = (runAsGitHelper ? ["git-credential"] : []) + CommandLine.arguments.dropFirst()
 let name = runAsGitHelper ? program : "keychainkit"
 
-// git's helper stores on the Secret Service whatever the environment's backend.
+// git's helper stores in the default store whatever the environment's backend.
 let environmentBackend = runAsGitHelper ? nil : getenv("KEYCHAINKIT_BACKEND").map { String(cString: $0) }
 do throws(CLIFailure) {
     let invocation = try Invocation(arguments, environmentBackend: environmentBackend)
@@ -47,23 +54,25 @@ do throws(CLIFailure) {
         try StandardStreams.writeLine(Invocation.gitHelperUsage)
         exit(ExitCode.success.rawValue)
     }
-    var secretService: SecretServiceKeychainInterface?
     let keychain: any KeychainProtocol
+    let attributeItems: (any AttributeItemStore)?
     switch invocation.backend {
     case .secretService:
         let backend = SecretServiceKeychainInterface(
             collection: invocation.collection, timeout: invocation.timeout,
             prompts: invocation.prompts, promptTimeout: invocation.promptTimeout, transfer: invocation.transfer)
-        secretService = backend
-        keychain = Keychain(interface: backend)
-    case .kernel: keychain = Keychain(interface: KernelKeyringInterface())
-    case .memory: keychain = Keychain(interface: InMemoryKeychainInterface())
+        (keychain, attributeItems) = (Keychain(interface: backend), backend)
+    case .kernel: (keychain, attributeItems) = (Keychain(interface: KernelKeyringInterface()), nil)
+    case .memory:
+        let backend = InMemoryKeychainInterface()
+        (keychain, attributeItems) = (Keychain(interface: backend), backend)
     case .file:
         let path = invocation.filePath ?? getenv("KEYCHAINKIT_FILE").map { String(cString: $0) }
         let master: FileKeychainMaster = invocation.masterDescriptor.map { .fileDescriptor($0) } ?? .automatic
         do throws(KeychainError) {
-            keychain = Keychain(interface: try FileKeychainInterface(
-                path: path.flatMap { $0.isEmpty ? nil : $0 }, master: master, cacheMaster: invocation.cacheMaster))
+            let backend = try FileKeychainInterface(
+                path: path.flatMap { $0.isEmpty ? nil : $0 }, master: master, cacheMaster: invocation.cacheMaster)
+            (keychain, attributeItems) = (Keychain(interface: backend), backend)
         } catch {
             throw CLIFailure(error, doing: "opening the keyring file", detail: FileKeychainInterface.openFailureDetail)
         }
@@ -72,7 +81,7 @@ do throws(CLIFailure) {
     }
     let commands = Commands(
         keychain: keychain, backend: invocation.backend, service: invocation.service ?? Invocation.defaultService,
-        secretService: secretService)
+        attributeItems: attributeItems)
     try commands.run(invocation.command)
     exit(ExitCode.success.rawValue)
 } catch {

@@ -28,6 +28,22 @@ enum SecretPortal {
         return snap.pointee != 0
     }
 
+    /// Whether this process should keep its secrets in the portal-keyed
+    /// file, as libsecret decides (`secret_backend_get`): in a sandbox
+    /// whose Secret portal answers with version 1. Outside a sandbox no
+    /// bus is asked; inside, each call to the portal is bounded by `timeout`
+    /// microseconds, and no answer in time is no portal.
+    static func keysTheDefaultStore(timeout: UInt64) -> Bool {
+        guard isSandboxed else { return false }
+        do throws(BusFailure) {
+            let connection = try BusConnection.open(
+                address: nil, timeoutMicroseconds: timeout, subscribing: [], to: NoSignals(), passingFileDescriptors: false)
+            return try portalVersion(on: connection) == 1
+        } catch {
+            return false
+        }
+    }
+
     private static let destination = "org.freedesktop.portal.Desktop"
     private static let path = "/org/freedesktop/portal/desktop"
     private static let interface = "org.freedesktop.portal.Secret"

@@ -132,6 +132,7 @@ _PROTOTYPES: Dict[str, Tuple[Any, Sequence[Any]]] = {
     "kk_version_string": (c_char_p, []),
     "kk_status_string": (c_char_p, [c_int]),
     "kk_error_message": (c_char_p, []),
+    "kk_open_default": (c_int, [POINTER(KeychainPointer)]),
     "kk_open_secret_service": (c_int, [POINTER(KeychainPointer)]),
     "kk_secret_service_options_init": (c_int, [POINTER(SecretServiceOptions), c_uint]),
     "kk_open_secret_service_with": (c_int, [POINTER(SecretServiceOptions), POINTER(KeychainPointer)]),
@@ -142,6 +143,7 @@ _PROTOTYPES: Dict[str, Tuple[Any, Sequence[Any]]] = {
     "kk_open_kernel_keyring_in": (c_int, [c_int, POINTER(KeychainPointer)]),
     "kk_open_file": (c_int, [POINTER(FileOptions), POINTER(KeychainPointer)]),
     "kk_persistence_of": (c_int, [KeychainPointer, POINTER(c_int)]),
+    "kk_backend_of": (c_int, [KeychainPointer, POINTER(c_char_p)]),
     "kk_close": (None, [KeychainPointer]),
     "kk_get": (c_int, [KeychainPointer, c_char_p, c_char_p, POINTER(c_void_p), POINTER(c_size_t)]),
     "kk_get_many": (
@@ -174,6 +176,7 @@ kk_version_number = library.kk_version_number
 kk_version_string = library.kk_version_string
 kk_status_string = library.kk_status_string
 kk_error_message = library.kk_error_message
+kk_open_default = library.kk_open_default
 kk_open_secret_service = library.kk_open_secret_service
 kk_open_secret_service_with = library.kk_open_secret_service_with
 kk_open_memory = library.kk_open_memory
@@ -182,6 +185,7 @@ kk_open_kernel_keyring = library.kk_open_kernel_keyring
 kk_open_kernel_keyring_in = library.kk_open_kernel_keyring_in
 kk_open_file = library.kk_open_file
 kk_persistence_of = library.kk_persistence_of
+kk_backend_of = library.kk_backend_of
 kk_close = library.kk_close
 kk_get = library.kk_get
 kk_get_many = library.kk_get_many

@@ -195,9 +195,13 @@ class Keychain(MutableMapping[str, str]):
         prompt_timeout: Optional[float] = None,
         require_encryption: bool = False,
     ) -> None:
-        """Opens the user's Secret Service. Connecting is deferred to the
-        first operation, so this succeeds without a session bus; operations
-        then raise :class:`ServiceUnavailable`.
+        """Opens the user's keychain: the Secret Service — or, with none of
+        the options below given, inside a Flatpak or Snap sandbox whose
+        Secret portal answers, the app's portal-keyed file, as libsecret
+        does (``kk_open_default``; :attr:`backend` says ``"file"`` then, and
+        opening raises what :meth:`file` raises). Connecting to the Secret
+        Service is deferred to the first operation, so this succeeds without
+        a session bus; operations then raise :class:`ServiceUnavailable`.
 
         ``collection``: where new items go — an alias (``"default"``, the
         default, or ``"session"``, which the service does not persist) or a
@@ -220,6 +224,9 @@ class Keychain(MutableMapping[str, str]):
         """
         if not isinstance(require_encryption, bool):
             raise InvalidArgument(f"require_encryption must be a bool, not {type(require_encryption).__name__}")
+        if (collection, timeout, prompts, prompt_timeout, require_encryption) == (None, None, "automatic", None, False):
+            self._open(_ffi.kk_open_default, None, service)
+            return
         options = _ffi.SecretServiceOptions(
             version=_ffi.SECRET_SERVICE_OPTIONS_VERSION,
             collection=None if collection is None else encode_name(collection, "collection"),
@@ -423,15 +430,21 @@ class Keychain(MutableMapping[str, str]):
             wipe()  # also when the open never happened (a bad service)
         return keychain
 
-    def _open(self, opener: Callable[[Any], int], backend: str, service: Optional[str]) -> None:
+    def _open(self, opener: Callable[[Any], int], backend: Optional[str], service: Optional[str]) -> None:
+        """Opens the handle; ``backend`` ``None``: the one the library chose."""
         self._prefetch: Optional[_Prefetch] = None
         self._generation: object = object()
         self._service: str = default_service() if service is None else service
         self._service_name = encode_name(self._service, "service")
-        self._backend = backend
         self._observers = {}
         self._handle = Handle(opener)
         self._finalizer = weakref.finalize(self, self._handle.close)
+        if backend is None:
+            name = c_char_p()
+            with self._handle as pointer:
+                _ffi.kk_backend_of(pointer, byref(name))
+            backend = (name.value or b"").decode()
+        self._backend = backend
 
     # -- lifetime ----------------------------------------------------------
 
