@@ -101,11 +101,17 @@
  *   replace matches only items carrying its "application" attribute); the
  *   next kk_set makes them one again, and until then kk_get reads the most
  *   recently modified.
- * - Secret memory: values the library returns are wiped by
- *   kk_secret_free(); its own copies (decrypted buffers, D-Bus messages
- *   carrying secrets, which sd-bus marks sensitive) are wiped before
- *   release. The caller's buffers passed to kk_set() are the caller's to
- *   wipe. Swap and core dumps are not controlled by the library.
+ * - Secret memory: values the library returns (kk_get, kk_get_many,
+ *   kk_server_login_get) live in memory excluded from core dumps
+ *   (MADV_DONTDUMP) and locked out of swap where RLIMIT_MEMLOCK allows,
+ *   and are wiped by kk_secret_free(), which aborts on a pointer it did not
+ *   hand out or one freed twice. Its own copies (decrypted buffers, D-Bus
+ *   messages carrying secrets, which sd-bus marks sensitive) are wiped
+ *   before release, and those calls overwrite the stack they used (32 KiB)
+ *   and, on x86-64, the vector registers before returning. Not covered:
+ *   what a file or in-memory handle holds while open (its decrypted items,
+ *   the master secret) is ordinary memory, and the caller's buffers passed
+ *   to kk_set() are the caller's to wipe.
  *
  * Link with `pkg-config --cflags --libs keychainkit`.
  */

@@ -21,12 +21,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* The library's secret memory, as secret_memory.c lays it out: a header
- * (a union with max_align_t) before each value, pool blocks of up to 4 KiB. */
-#define POOL_HEADER sizeof(max_align_t)
+ * of 32 bytes before each value, pool blocks of up to 4 KiB. */
+#define POOL_HEADER 32
 #define POOL_LARGEST 4096
 
 /** Stores `len` bytes, reads them back, frees them under the watch and
@@ -108,4 +110,26 @@ TEST_ON(KT_ANY_SIZE, secret_free_wipes_a_large_value)
     memcpy(value + len - strlen(m), m, strlen(m)); /* at the very end */
     check_wiped(value, len, markers, 1);
     free(value);
+}
+
+TEST(secret_free_of_a_value_twice_aborts_instead_of_sharing_its_block)
+{
+    /* A block freed twice would sit twice in its free list, and two later
+     * values would share it: one caller would read another's secret. */
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    REQUIRE(CHECK_STATUS(kk_set(kc, kt_service(), "acct", "v", 1), KK_OK));
+    pid_t child = fork();
+    if (child == 0) {
+        char *value = NULL;
+        if (kk_get(kc, kt_service(), "acct", &value, NULL) != KK_OK) _exit(2);
+        kk_secret_free(value);
+        kk_secret_free(value);
+        _exit(0);
+    }
+    int status = 0;
+    CHECK(child > 0 && waitpid(child, &status, 0) == child);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+    CHECK_STATUS(kk_remove(kc, kt_service(), "acct"), KK_OK);
+    kk_close(kc);
 }

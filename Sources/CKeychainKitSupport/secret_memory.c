@@ -1,7 +1,8 @@
 /* Secret buffers handed to C callers, in memory kept out of core dumps
  * (MADV_DONTDUMP) and out of swap (mlock) where RLIMIT_MEMLOCK allows, as
  * libsecret's secure memory is. A hidden header keeps the size, so that
- * kk_secret_free() can wipe the whole block before it is reused.
+ * kk_secret_free() can wipe the whole value before the block is reused, and
+ * a state word, so that a double free aborts.
  *
  * Blocks of up to POOL_LARGEST bytes (header included) come from chunks of
  * CHUNK_BYTES, one free list per power-of-two size; a freed block is wiped
@@ -18,13 +19,27 @@
 
 #include "keychainkit_support.h"
 
+/* The header's size on every platform: 32 bytes, the alignment of the
+ * values (x86-64's max_align_t). */
+#define HEADER_BYTES 32
+
 typedef union {
     struct {
         size_t size;       /* bytes of the whole block, header included */
         size_t size_class; /* index of its free list; NO_CLASS: a mapping of its own */
+        uintptr_t state;   /* LIVE or FREE, mixed with the block's address */
+        void *next;        /* a free block's successor in its free list */
     } info;
     max_align_t align;
+    unsigned char bytes[HEADER_BYTES];
 } secret_header;
+
+/* A block's state word: a pointer kk_secret_free() did not get from us, or
+ * one freed twice, aborts (as glibc's free() does) instead of handing one
+ * block to two callers. */
+#define LIVE ((uintptr_t)0x6b6b4c6976650000u)
+#define FREE ((uintptr_t)0x6b6b467265650000u)
+#define STATE(header, word) ((word) ^ (uintptr_t)(header))
 
 #define SMALLEST_SHIFT 6 /* 64 bytes */
 #define CLASSES 7        /* 64 ... 4096 bytes */
@@ -32,13 +47,14 @@ typedef union {
 #define CHUNK_BYTES ((size_t)64 * 1024)
 #define NO_CLASS ((size_t)-1)
 #define BURN_STACK_LARGEST ((size_t)64 * 1024)
+/* The stack one burning frame zeroes: less than a guard page, so that a
+ * thread short of stack faults on its guard page instead of writing past
+ * it (each frame's zeroing starts at its lowest address). */
+#define BURN_STACK_STEP ((size_t)2048)
 
-typedef struct free_block {
-    struct free_block *next;
-} free_block;
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static free_block *free_lists[CLASSES];
+static secret_header *free_lists[CLASSES];
 static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
 
 /* A child of fork() inherits the pool; the lock is never copied held. */
@@ -76,18 +92,18 @@ static secret_header *pool_block(size_t size_class) {
             return NULL;
         }
         for (size_t offset = CHUNK_BYTES; offset >= block_bytes; offset -= block_bytes) {
-            free_block *block = (free_block *)(chunk + offset - block_bytes);
-            block->next = free_lists[size_class];
-            free_lists[size_class] = block;
+            secret_header *header = (secret_header *)(chunk + offset - block_bytes);
+            header->info.size = block_bytes;
+            header->info.size_class = size_class;
+            header->info.state = STATE(header, FREE);
+            header->info.next = free_lists[size_class];
+            free_lists[size_class] = header;
         }
     }
-    free_block *block = free_lists[size_class];
-    free_lists[size_class] = block->next;
+    secret_header *header = free_lists[size_class];
+    free_lists[size_class] = header->info.next;
     pthread_mutex_unlock(&pool_lock);
-    block->next = NULL;
-    secret_header *header = (secret_header *)block;
-    header->info.size = block_bytes;
-    header->info.size_class = size_class;
+    header->info.next = NULL;
     return header;
 }
 
@@ -110,6 +126,7 @@ char *keychainkit_secret_alloc(size_t length) {
     }
     if (header == NULL)
         return NULL;
+    header->info.state = STATE(header, LIVE);
     char *value = (char *)(header + 1);
     value[length] = '\0';
     return value;
@@ -119,18 +136,23 @@ KK_API void kk_secret_free(char *value) {
     if (value == NULL)
         return;
     secret_header *header = (secret_header *)value - 1;
+    if (header->info.state != STATE(header, LIVE))
+        abort(); /* not ours, or freed already */
     size_t size = header->info.size, size_class = header->info.size_class;
-    explicit_bzero(header, size);
+    explicit_bzero(value, size - sizeof *header);
     if (size_class == NO_CLASS) {
+        header->info.state = 0;
         munmap(header, size);
         return;
     }
-    free_block *block = (free_block *)header;
+    header->info.state = STATE(header, FREE);
     pthread_mutex_lock(&pool_lock);
-    block->next = free_lists[size_class];
-    free_lists[size_class] = block;
+    header->info.next = free_lists[size_class];
+    free_lists[size_class] = header;
     pthread_mutex_unlock(&pool_lock);
 }
+
+_Static_assert(sizeof(secret_header) == HEADER_BYTES, "a header of HEADER_BYTES keeps values aligned");
 
 #if defined(__x86_64__)
 /* Zeroes the vector registers a copy of a secret may have left it in: the
@@ -164,11 +186,20 @@ __attribute__((noinline)) static void zero_sse_registers(void) {
 }
 #endif
 
+/* Zeroes BURN_STACK_STEP bytes in its own frame, then the next step below
+ * in a callee's: the stack is written from the top down, a step at a time. */
+__attribute__((noinline)) static void burn_steps(size_t steps) {
+    unsigned char step[BURN_STACK_STEP];
+    explicit_bzero(step, sizeof step);
+    if (steps > 1)
+        burn_steps(steps - 1);
+    __asm__ volatile("" : : "r"(step) : "memory"); /* no tail call: the frames stack up */
+}
+
 void keychainkit_burn_stack(size_t bytes) {
     if (bytes > BURN_STACK_LARGEST)
         bytes = BURN_STACK_LARGEST;
-    unsigned char *area = __builtin_alloca(bytes);
-    explicit_bzero(area, bytes);
+    burn_steps((bytes + BURN_STACK_STEP - 1) / BURN_STACK_STEP);
 #if defined(__x86_64__)
     if (__builtin_cpu_supports("avx512f"))
         zero_avx512_registers();

@@ -15,6 +15,10 @@ public enum DefaultStore: String, Sendable, CaseIterable {
     /// (``FileKeychainInterface`` with ``FileKeychainMaster/portal``).
     case sandboxFile = "file"
 
+    /// Whether this process runs in a Flatpak or Snap sandbox, as libsecret
+    /// decides it (`/.flatpak-info`, or `$SNAP_NAME` set).
+    public static var isSandboxed: Bool { SecretPortal.isSandboxed }
+
     /// This process's default store: decided afresh at each call (a bus
     /// round trip inside a sandbox, bounded by
     /// ``SecretServiceKeychainInterface/defaultTimeout``; none outside).
@@ -38,12 +42,12 @@ public enum DefaultStore: String, Sendable, CaseIterable {
         }
     }
 
-    /// Opens this process's default store (``current()``): a Secret Service
-    /// handle (connecting is deferred to its first operation), or the
-    /// sandboxed app's file, which throws what opening it does
+    /// Opens `store` (by default this process's, ``current()``): a Secret
+    /// Service handle (connecting is deferred to its first operation), or
+    /// the sandboxed app's file, which throws what opening it does
     /// (``FileKeychainInterface/init(path:master:lockTimeout:cacheMaster:)``).
-    public static func open() throws(KeychainError) -> Opened {
-        switch current() {
+    public static func open(_ store: DefaultStore = current()) throws(KeychainError) -> Opened {
+        switch store {
         case .secretService: .secretService(SecretServiceKeychainInterface())
         case .sandboxFile: .sandboxFile(try FileKeychainInterface(path: nil, master: .portal))
         }

@@ -137,6 +137,7 @@ struct Commands {
               argv.count - separator - 1 == command.count
         else { throw CLIFailure(.usage, "run takes its COMMAND after --") }
         var arguments = argv[(separator + 1)...].map { $0.flatMap { strdup($0) } } + [nil]
+        keychainkit_restore_core_dumps()  // the command's own, as it was
         execvp(arguments[0]!, &arguments)
         let error = errno
         for argument in arguments { free(argument) }

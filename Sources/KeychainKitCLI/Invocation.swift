@@ -37,6 +37,8 @@ struct Invocation {
     var command: Command
     var service: String?
     var backend: Backend
+    /// The default store the backend is, when no backend was named.
+    var defaultStore: DefaultStore?
 
     /// The Secret Service options: `--collection`, `--prompt`, `--timeout`,
     /// `--prompt-timeout`, `--require-encryption`.
@@ -317,7 +319,8 @@ struct Invocation {
 
         // Not named: where libsecret would keep the secrets (the
         // portal-keyed file inside a Flatpak or Snap sandbox).
-        let backendValue = (backendName?.isEmpty ?? true) ? DefaultStore.current().rawValue : backendName!
+        if backendName?.isEmpty ?? true { defaultStore = DefaultStore.current() }
+        let backendValue = defaultStore?.rawValue ?? backendName!
         guard let backend = Backend(rawValue: backendValue) else {
             let names = Backend.allCases.map(\.rawValue).joined(separator: ", ")
             throw CLIFailure(.usage, "unknown backend '\(backendValue)' (\(names))")

@@ -9,9 +9,12 @@ import Glibc
 signal(SIGPIPE, SIG_IGN)
 
 // Its secrets pass through ordinary memory: no core file may hold them
-// (nor may another process of the user ptrace it), unless asked.
+// (nor may another process of the user ptrace it), unless asked. Inside a
+// Flatpak or Snap sandbox only the core file is refused: the Secret portal
+// tells the app by its /proc/PID/root, which a process that is not dumpable
+// hides from it.
 if getenv("KEYCHAINKIT_ALLOW_CORE_DUMPS").map({ String(cString: $0) }) != "1" {
-    _ = keychainkit_forbid_core_dumps()
+    _ = keychainkit_forbid_core_dumps(DefaultStore.isSandboxed ? 0 : 1)
 }
 
 /// Run as git-credential-keychainkit (a link to this program, which git runs
@@ -66,6 +69,17 @@ do throws(CLIFailure) {
     case .memory:
         let backend = InMemoryKeychainInterface()
         (keychain, attributeItems) = (Keychain(interface: backend), backend)
+    case .file where invocation.defaultStore == .sandboxFile:
+        // What kk_open_default and the Docker helper open there, whatever
+        // the file options: one store for every front end of the app.
+        do throws(KeychainError) {
+            switch try DefaultStore.open(.sandboxFile) {
+            case let .sandboxFile(file): (keychain, attributeItems) = (Keychain(interface: file), file)
+            case let .secretService(service): (keychain, attributeItems) = (Keychain(interface: service), service)
+            }
+        } catch {
+            throw CLIFailure(error, doing: "opening the keyring file", detail: FileKeychainInterface.openFailureDetail)
+        }
     case .file:
         let path = invocation.filePath ?? getenv("KEYCHAINKIT_FILE").map { String(cString: $0) }
         let master: FileKeychainMaster = invocation.masterDescriptor.map { .fileDescriptor($0) } ?? .automatic

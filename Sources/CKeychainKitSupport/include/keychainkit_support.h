@@ -27,11 +27,18 @@ char *keychainkit_secret_alloc(size_t length);
  * gone before the caller returns, so no core dump holds it. */
 void keychainkit_burn_stack(size_t bytes);
 
-/* Makes this process non-dumpable (PR_SET_DUMPABLE 0): no core file, and
- * no ptrace by other processes of the user; the tool's secrets pass
- * through ordinary heap memory. Reset by execve(). 0 on success, -1 with
- * errno. */
-int keychainkit_forbid_core_dumps(void);
+/* Keeps the tool's secrets, which pass through ordinary heap memory, out of
+ * core files. With `undumpable`, makes the process non-dumpable
+ * (PR_SET_DUMPABLE 0, reset by execve()): no core even for a core_pattern
+ * pipe, no ptrace by other processes of the user, and its /proc/PID files
+ * hidden from them. Without, lowers the core file limit (RLIMIT_CORE) to 0,
+ * which keychainkit_restore_core_dumps() raises again before an execve().
+ * 0 on success, -1 with errno. */
+int keychainkit_forbid_core_dumps(int undumpable);
+
+/* Puts back the core file limit keychainkit_forbid_core_dumps() lowered,
+ * if it did: for the command `keychainkit run` executes. */
+void keychainkit_restore_core_dumps(void);
 
 /* Allocates a list for kk_list(): room for `count` string pointers and a
  * terminating NULL, followed by `text_bytes` bytes for the strings, in one

@@ -128,28 +128,38 @@ enum SecretPortal {
     }
 
     /// Reads exactly ``secretBytes`` from `fd` (libsecret refuses any other
-    /// length), then its end of file, within 5 seconds: a byte more is
-    /// refused, since another writer of the pipe (a bus monitor also
+    /// length), then its end of file, within 5 seconds in all: a byte more
+    /// is refused, since another writer of the pipe (a bus monitor also
     /// receives its write end) would show so.
     private static func readSecret(from fd: Int32) throws(FileStoreError) -> MasterSecret {
         var secret = [UInt8](repeating: 0, count: secretBytes + 1)
+        defer { secret.wipe() }
         var got = 0
+        let deadline = Deadline(after: 5_000_000)
+        func refusal(_ what: String) -> FileStoreError {
+            FileStoreError(.noMasterKey, "the Secret portal gave \(what) the \(secretBytes) bytes of an app's secret")
+        }
         while true {
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, 5000)
-            if ready < 0 && errno == EINTR { continue }
-            let count = ready > 0 ? secret.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, secretBytes + 1 - got) } : -1
-            if count < 0 && errno == EINTR { continue }
-            if count == 0 && got == secretBytes { break }  // the end, after exactly the secret
-            guard count > 0, got + count <= secretBytes else {
-                secret.wipe()
-                let what = count > 0 ? "more than" : count == 0 ? "\(got) bytes, not" : "no end of file after \(got) bytes within 5 s, not"
-                throw FileStoreError(.noMasterKey, "the Secret portal gave \(what) the \(secretBytes) bytes of an app's secret")
+            let left = deadline.remaining.map { Int32(min(($0 + 999) / 1000, UInt64(Int32.max))) } ?? 0
+            let ready = poll(&poller, 1, left)
+            if ready < 0 {
+                guard errno == EINTR else { throw refusal("\(got) bytes, then an error, not") }
+                continue
+            }
+            guard ready > 0 else { throw refusal("no end of file after \(got) bytes within 5 s, not") }
+            let count = secret.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, secretBytes + 1 - got) }
+            if count < 0 {
+                guard errno == EINTR else { throw refusal("\(got) bytes, then an error, not") }
+                continue
+            }
+            if count == 0 {
+                guard got == secretBytes else { throw refusal("\(got) bytes, not") }
+                return MasterSecret(Array(secret[..<secretBytes]))  // the end, after exactly the secret
             }
             got += count
+            guard got <= secretBytes else { throw refusal("more than") }
         }
-        defer { secret.wipe() }
-        return MasterSecret(Array(secret[..<secretBytes]))
     }
 
     private static func randomHex() -> String {

@@ -33,7 +33,15 @@ extension SecretServiceKeychainInterface {
             // the keys found are read whatever the others hide.
             let hidden = wanted.contains(where: { unlocked[$0] == nil && locked[$0] == nil })
                 ? try connection.freshHiddenCollections() : []
-            let lockedPaths = locked.values.flatMap { $0 } + found.withheldLocked + hidden
+            // Withheld items (hashed, or without attributes) only where they
+            // may hold an asked account: the prompt kk_get of each would show.
+            var withheld: [String] = []
+            for account in accounts {
+                for path in found.withheldLocked(mayHolding: [Names.Attribute.account: account]) where !withheld.contains(path) {
+                    withheld.append(path)
+                }
+            }
+            let lockedPaths = locked.values.flatMap { $0 } + withheld + hidden
             if !lockedPaths.isEmpty && prompts == .allowed && !offeredUnlock {
                 offeredUnlock = true
                 throw SecretServiceFailure.locked(lockedPaths, "the item is")
