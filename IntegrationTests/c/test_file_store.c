@@ -14,6 +14,8 @@
 #include "kt_fork.h"
 #include "kt_keychain.h"
 
+#include <gio/gio.h>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -603,6 +605,88 @@ TEST_ON(KT_FILE, a_write_waits_for_another_writers_lock_at_most_its_timeout)
     close(lock); /* released */
     CHECK_STATUS(set_str(kc, kt_service(), "a", "after"), KK_OK);
     kk_close(kc);
+}
+
+/* ---- a hostile file's cost -------------------------------------------------------------- */
+
+/** The peak resident memory of this process, in KiB (VmHWM). */
+static long peak_kib(void)
+{
+    FILE *status = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (status != NULL && fgets(line, sizeof line, status) != NULL)
+        if (sscanf(line, "VmHWM: %ld kB", &kib) == 1) break;
+    if (status != NULL) fclose(status);
+    return kib;
+}
+
+/** Writes a keyring file at `path` with one item of `count` attributes of
+ *  an empty name and an empty hash (6 bytes each in the file), built with
+ *  GLib's GVariant (the format libsecret writes); returns its size. */
+static long write_many_attributes_file(const char *path, unsigned count)
+{
+    GVariantBuilder attributes;
+    g_variant_builder_init(&attributes, G_VARIANT_TYPE("a{say}"));
+    for (unsigned i = 0; i < count; i++)
+        g_variant_builder_add(&attributes, "{s@ay}", "", g_variant_new_fixed_array(G_VARIANT_TYPE_BYTE, "", 0, 1));
+    unsigned char blob[64] = {0}, salt[32] = {1};
+    GVariantBuilder items;
+    g_variant_builder_init(&items, G_VARIANT_TYPE("a(a{say}ay)"));
+    g_variant_builder_add(&items, "(@a{say}@ay)", g_variant_builder_end(&attributes),
+                          g_variant_new_fixed_array(G_VARIANT_TYPE_BYTE, blob, sizeof blob, 1));
+    GVariant *body = g_variant_ref_sink(g_variant_new(
+        "(u@ayutu@a(a{say}ay))", (guint32)sizeof salt, g_variant_new_fixed_array(G_VARIANT_TYPE_BYTE, salt, sizeof salt, 1),
+        (guint32)100000, (guint64)0, (guint32)1, g_variant_builder_end(&items)));
+    FILE *file = fopen(path, "wb");
+    long size = -1;
+    if (file != NULL && fwrite("GnomeKeyring\n\r\0\n\1\0", 1, 18, file) == 18 &&
+        fwrite(g_variant_get_data(body), 1, g_variant_get_size(body), file) == g_variant_get_size(body))
+        size = 18 + (long)g_variant_get_size(body);
+    if (file != NULL) fclose(file);
+    chmod(path, 0600);
+    g_variant_unref(body);
+    return size;
+}
+
+TEST_ON(KT_FILE, a_hostile_file_costs_memory_in_proportion_to_its_size)
+{
+    /* One item of a million attributes (6 MiB): opening it cost nine times
+     * its size (a String, an array and a reader each), which at the 256 MiB
+     * file limit was 2.37 GB; now at most three times. */
+    long size = write_many_attributes_file(kt_file_path(), 1000000);
+    REQUIRE(CHECK(size > 5000000));
+    int report[2];
+    REQUIRE(pipe(report) == 0);
+    pid_t child = kt_fork();
+    if (child == 0) {
+        kk_keychain *warm = NULL;
+        kk_open_memory(&warm); /* the runtime's own memory, before measuring */
+        kk_close(warm);
+        FILE *clear = fopen("/proc/self/clear_refs", "w");
+        if (clear != NULL) { fputs("5", clear); fclose(clear); } /* resets VmHWM */
+        long before = peak_kib();
+        kk_keychain *kc = NULL;
+        kk_status status = kt_open_file(kt_file_path(), KT_FILE_MASTER, &kc); /* parsed whole, then: another master's */
+        long growth = peak_kib() - before;
+        kk_close(kc);
+        char text[64];
+        int n = snprintf(text, sizeof text, "%d %ld", (int)status, growth);
+        _exit(write(report[1], text, (size_t)n) == n ? 0 : 1);
+    }
+    close(report[1]);
+    char text[64] = "";
+    ssize_t n = read(report[0], text, sizeof text - 1);
+    close(report[0]);
+    CHECK_CHILD(child, "the child that opened the file");
+    int status = -1;
+    long growth_kib = -1;
+    REQUIRE(CHECK(n > 0 && sscanf(text, "%d %ld", &status, &growth_kib) == 2));
+    CHECK_STATUS(status, KK_EWRONGKEY); /* its only item is sealed by another master */
+    kt_check(growth_kib >= 0 && growth_kib * 1024 <= 3 * size, __FILE__, __LINE__,
+             "opening a %ld-byte file grew the peak by %ld KiB (at most three times its size)", size, growth_kib);
+    printf("    a %.1f MiB file of a million attributes: peak +%.1f MiB (%.2fx)\n", size / 1048576.0,
+           growth_kib / 1024.0, growth_kib * 1024.0 / (double)size);
 }
 
 /* ---- what another user can put beside the file -------------------------------------- */

@@ -23,7 +23,9 @@ struct GVariantReader {
         range = bytes.indices
     }
 
-    private init(_ bytes: [UInt8], _ range: Range<Int>) {
+    /// A reader of the value in `range` of `bytes` (within them), sharing
+    /// their storage.
+    init(_ bytes: [UInt8], _ range: Range<Int>) {
         self.bytes = bytes
         self.range = range
     }
@@ -66,25 +68,46 @@ struct GVariantReader {
         return members
     }
 
-    /// The elements of an array of variable-size elements of alignment 1.
-    func arrayOfVariable() throws(Malformed) -> [GVariantReader] {
-        guard !range.isEmpty else { return [] }
+    /// Calls `body` with each element of an array of variable-size elements
+    /// of alignment 1, in order, holding none of them: what a file of
+    /// millions of elements costs is their bytes, not a reader each.
+    func forEachVariable(_ body: (GVariantReader) throws(Malformed) -> Void) throws(Malformed) {
+        guard !range.isEmpty else { return }
         let width = Self.offsetWidth(range.count)
         let offsetsStart = try offset(at: range.count - width, width: width)
         guard offsetsStart <= range.count - width, (range.count - offsetsStart) % width == 0 else {
             throw Malformed(reason: "an array's framing offsets out of bounds")
         }
-        let count = (range.count - offsetsStart) / width
-        var elements: [GVariantReader] = []
-        elements.reserveCapacity(count)
         var start = 0
-        for index in 0..<count {
+        for index in 0..<((range.count - offsetsStart) / width) {
             let end = try offset(at: offsetsStart + index * width, width: width)
             guard start <= end, end <= offsetsStart else { throw Malformed(reason: "an array element out of bounds") }
-            elements.append(GVariantReader(bytes, (range.lowerBound + start)..<(range.lowerBound + end)))
+            try body(GVariantReader(bytes, (range.lowerBound + start)..<(range.lowerBound + end)))
             start = end
         }
-        return elements
+    }
+
+    /// The two members of a dict entry or tuple of two variable-size
+    /// members of alignment 1 (`{say}`, `(a{say}ay)`), as ``tuple(_:)``
+    /// reads them, without an array.
+    func pair() throws(Malformed) -> (GVariantReader, GVariantReader) {
+        let width = Self.offsetWidth(range.count)
+        let offsetsStart = range.count - width
+        guard offsetsStart >= 0 else { throw Malformed(reason: "a tuple too short for its framing offsets") }
+        let end = try offset(at: offsetsStart, width: width)
+        guard end <= offsetsStart else { throw Malformed(reason: "a tuple member out of bounds") }
+        return (GVariantReader(bytes, range.lowerBound..<(range.lowerBound + end)),
+                GVariantReader(bytes, (range.lowerBound + end)..<(range.lowerBound + offsetsStart)))
+    }
+
+    /// Checks that the value is an `s` without making a String of it.
+    func validateString() throws(Malformed) {
+        guard let last = range.last, bytes[last] == 0 else { throw Malformed(reason: "a string without its NUL") }
+        let text = bytes[range.lowerBound..<last]
+        guard !text.contains(0) else { throw Malformed(reason: "a string holding NUL") }
+        guard text.withContiguousStorageIfAvailable({ String(validating: $0, as: UTF8.self) != nil }) ?? (String(validating: text, as: UTF8.self) != nil) else {
+            throw Malformed(reason: "a string that is not UTF-8")
+        }
     }
 
     /// `u`.

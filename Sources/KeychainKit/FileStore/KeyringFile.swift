@@ -12,11 +12,17 @@ struct KeyringFile: Sendable {
     /// One item as stored: attribute names in clear with the HMAC of each
     /// value, sorted by name, and the encrypted blob (ciphertext, IV, MAC).
     struct EncryptedItem: Sendable, Equatable {
-        var hashedAttributes: [(name: String, mac: [UInt8])]
+        /// The hashed attributes, serialized (`a{say}`) as in the file:
+        /// nothing reads them but the file's writer, and kept so an
+        /// attribute costs its bytes in the file, not a String and an
+        /// array each (a hostile file of millions of them cost nine times
+        /// its size).
+        var hashedAttributes: [UInt8]
         var blob: [UInt8]
 
-        static func == (a: EncryptedItem, b: EncryptedItem) -> Bool {
-            a.blob == b.blob && a.hashedAttributes.elementsEqual(b.hashedAttributes) { $0.name == $1.name && $0.mac == $1.mac }
+        /// `attributes`, each `(name, mac)`, serialized as the file holds them.
+        static func serialized(_ attributes: [(name: String, mac: [UInt8])]) -> [UInt8] {
+            GVariantWriter.Member.array(of: attributes.map { GVariantWriter.tuple([.string($0.name), .bytes($0.mac)]) }).bytes
         }
     }
 
@@ -76,7 +82,7 @@ struct KeyringFile: Sendable {
             throw .unsupportedVersion(found)
         }
         do throws(GVariantReader.Malformed) {
-            let body = GVariantReader(Array(bytes[prefix...]))
+            let body = GVariantReader(bytes, prefix..<bytes.count)  // no copy of the file
             let fields = try body.tuple([
                 .fixed(size: 4, alignment: 4), .variable(alignment: 1), .fixed(size: 4, alignment: 4),
                 .fixed(size: 8, alignment: 8), .fixed(size: 4, alignment: 4), .variable(alignment: 1),
@@ -88,20 +94,19 @@ struct KeyringFile: Sendable {
             iterations = try fields[2].uint32()
             modified = try fields[3].uint64()
             usageCount = try fields[4].uint32()
-            items = try fields[5].arrayOfVariable().map { element throws(GVariantReader.Malformed) in
-                let item = try element.tuple([.variable(alignment: 1), .variable(alignment: 1)])
-                let attributes = try item[0].arrayOfVariable().map { entry throws(GVariantReader.Malformed) in
-                    let pair = try entry.tuple([.variable(alignment: 1), .variable(alignment: 1)])
-                    return (name: try pair[0].string(), mac: pair[1].byteArray())
-                }
+            var items: [EncryptedItem] = []
+            try fields[5].forEachVariable { element throws(GVariantReader.Malformed) in
+                let (attributes, blob) = try element.pair()
+                try attributes.forEachVariable { entry throws(GVariantReader.Malformed) in try entry.pair().0.validateString() }
                 // Less than an IV and a MAC is no item (libsecret's decrypt
                 // fails on it too); refused here, before millions of them
                 // take memory.
-                guard item[1].range.count >= Self.smallestBlob else {
-                    throw GVariantReader.Malformed(reason: "an item of \(item[1].range.count) bytes, too short for its IV and MAC")
+                guard blob.range.count >= Self.smallestBlob else {
+                    throw GVariantReader.Malformed(reason: "an item of \(blob.range.count) bytes, too short for its IV and MAC")
                 }
-                return EncryptedItem(hashedAttributes: attributes, blob: item[1].byteArray())
+                items.append(EncryptedItem(hashedAttributes: attributes.byteArray(), blob: blob.byteArray()))
             }
+            self.items = items
         } catch {
             throw .damaged(error.reason)
         }
@@ -115,7 +120,7 @@ struct KeyringFile: Sendable {
     func serialized() -> [UInt8] {
         let items = items.map { item in
             GVariantWriter.tuple([
-                .array(of: item.hashedAttributes.map { GVariantWriter.tuple([.string($0.name), .bytes($0.mac)]) }),
+                GVariantWriter.Member(bytes: item.hashedAttributes, alignment: 1, isVariable: true),
                 .bytes(item.blob),
             ])
         }

@@ -27,9 +27,9 @@ struct KeyringFileItem: Sendable {
                 .fixed(size: 8, alignment: 8), .variable(alignment: 1),
             ])
             var attributes: [String: String] = [:]
-            for entry in try fields[0].arrayOfVariable() {
-                let pair = try entry.tuple([.variable(alignment: 1), .variable(alignment: 1)])
-                attributes[try pair[0].string()] = try pair[1].string()
+            try fields[0].forEachVariable { entry throws(GVariantReader.Malformed) in
+                let (name, value) = try entry.pair()
+                attributes[try name.string()] = try value.string()
             }
             self.attributes = attributes
             label = try fields[1].string()

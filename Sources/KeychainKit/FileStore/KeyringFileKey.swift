@@ -49,7 +49,7 @@ struct KeyringFileKey: Sendable {
         var blob = ciphertext + iv
         blob += key.mac(blob)
         let hashed = item.attributes.sorted { $0.key.precedesByUTF8($1.key) }.map { (name: $0.key, mac: hash($0.value)) }
-        return KeyringFile.EncryptedItem(hashedAttributes: hashed, blob: blob)
+        return KeyringFile.EncryptedItem(hashedAttributes: KeyringFile.EncryptedItem.serialized(hashed), blob: blob)
     }
 
     /// The item `sealed` holds; `nil` when its MAC does not verify under

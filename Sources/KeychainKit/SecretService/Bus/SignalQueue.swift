@@ -26,6 +26,12 @@ final class SignalQueue<Element: Equatable>: BusSignalReceiver {
         self.overflow = overflow
         self.collapsible = collapsible
         self.element = element
+        // The runtime's witness table for `Element?: Equatable`, which
+        // `receive` needs, made now, on the thread that opens the
+        // connection: two threads making it at once inside sd-bus callbacks
+        // both waited forever in the Swift runtime's once_slow (seen once,
+        // under AddressSanitizer, in swift_getWitnessTable).
+        _ = Optional<Element>.none == Optional<Element>.none
     }
 
     func receive(_ signal: ReceivedSignal) {
