@@ -33,13 +33,16 @@ extension SecretServiceKeychainInterface {
             // the keys found are read whatever the others hide.
             let hidden = wanted.contains(where: { unlocked[$0] == nil && locked[$0] == nil })
                 ? try connection.freshHiddenCollections() : []
-            // Withheld items (hashed, or without attributes) only where they
-            // may hold an asked account: the prompt kk_get of each would show.
+            // Withheld items (hashed, or without attributes) that may hold
+            // each asked account, found once: the prompt kk_get of each
+            // would show, and the entry's failure below.
+            var withheldOf: [String: [String]] = [:]
             var withheld: [String] = []
-            for account in accounts {
-                for path in found.withheldLocked(mayHolding: [Names.Attribute.account: account]) where !withheld.contains(path) {
-                    withheld.append(path)
-                }
+            var seen = Set<String>()
+            for account in accounts where withheldOf[account] == nil {
+                let paths = found.withheldLocked(mayHolding: [Names.Attribute.account: account])
+                withheldOf[account] = paths
+                for path in paths where seen.insert(path).inserted { withheld.append(path) }
             }
             let lockedPaths = locked.values.flatMap { $0 } + withheld + hidden
             if !lockedPaths.isEmpty && prompts == .allowed && !offeredUnlock {
@@ -52,8 +55,7 @@ extension SecretServiceKeychainInterface {
             /// collection hides its items.
             func unreadable(_ account: String) -> SecretServiceFailure? {
                 if let paths = locked[Array(account.utf8)] { return .locked(paths, "the item is") }
-                let withheld = found.withheldLocked(mayHolding: [Names.Attribute.account: account])
-                if !withheld.isEmpty { return .locked(withheld, "the item is") }
+                if let withheld = withheldOf[account], !withheld.isEmpty { return .locked(withheld, "the item is") }
                 if !hidden.isEmpty { return .locked(hidden, "a collection that hides its items is") }
                 return nil
             }

@@ -24,17 +24,35 @@ enum HashedAttributes {
     /// or hashed with the value's hash. `nil` when that cannot be told
     /// (MD5 unavailable, as in FIPS mode).
     static func mayHold(_ wanted: [String: String], shown attributes: [String: String]) -> Bool? {
+        mayHold(wanted, hashed: hashes(of: wanted), shown: attributes)
+    }
+
+    /// ``mayHold(_:shown:)`` with the hashes of `wanted`'s values made
+    /// beforehand (``hashes(of:)``), for many items checked against one
+    /// `wanted`.
+    static func mayHold(_ wanted: [String: String], hashed: [String: String]?, shown attributes: [String: String]) -> Bool? {
         for (name, value) in wanted {
             if let plain = attributes[name] {
                 guard plain.hasSameUTF8(as: value) else { return false }
-            } else if let hashed = attributes[prefix + name] {
-                guard let expected = hash(value) else { return nil }
-                guard hashed == expected else { return false }
+            } else if let shownHash = attributes[prefix + name] {
+                guard let expected = hashed?[name] else { return nil }
+                guard shownHash == expected else { return false }
             } else {
                 return false
             }
         }
         return true
+    }
+
+    /// The hash of each of `attributes`' values, by name; `nil` when MD5 is
+    /// unavailable.
+    static func hashes(of attributes: [String: String]) -> [String: String]? {
+        var hashes: [String: String] = [:]
+        for (name, value) in attributes {
+            guard let hash = hash(value) else { return nil }
+            hashes[name] = hash
+        }
+        return hashes
     }
 
     /// gnome-keyring's hash of `value`: the lowercase hex MD5 of its UTF-8

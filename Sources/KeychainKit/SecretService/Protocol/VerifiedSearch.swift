@@ -43,7 +43,10 @@ struct VerifiedSearch {
     /// that may hold `more` attributes beside those searched for: those
     /// whose hashes match, and those shown without attributes.
     func withheldLocked(mayHolding more: [String: String]) -> [String] {
-        hashedLocked.filter { HashedAttributes.mayHold(more, shown: $0.attributes) != false }.map(\.id) + unverifiedLocked
+        guard !hashedLocked.isEmpty else { return unverifiedLocked }  // the usual case: no hash made
+        let hashed = HashedAttributes.hashes(of: more)
+        return hashedLocked.filter { HashedAttributes.mayHold(more, hashed: hashed, shown: $0.attributes) != false }.map(\.id)
+            + unverifiedLocked
     }
 
     /// What is read of each item found.
