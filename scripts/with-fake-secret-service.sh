@@ -16,7 +16,9 @@
 # on the project's Python virtual environment (scripts/python-venv.sh).
 #
 # The command sees KEYCHAINKIT_TEST_KEYRING=fake and
-# KEYCHAINKIT_TEST_SERVER=fake. KEYCHAINKIT_FAKE_VERBOSE=1 makes the fake log
+# KEYCHAINKIT_TEST_SERVER=fake, or fake-NAME with --mode personality=NAME
+# (the fake then behaves as oo7-daemon, ksecretd or KeePassXC with its idle
+# lock). KEYCHAINKIT_FAKE_VERBOSE=1 makes the fake log
 # every call to stderr. The exit status is the command's; 2 when the
 # arguments are wrong or the fake does not own its name within 10 s.
 set -eu
@@ -29,11 +31,16 @@ fake="$here/../IntegrationTests/hostile/fake_secret_service.py"
 newline='
 '
 modes=""
+server=fake
+add_mode() {
+    modes="$modes--mode$newline$1$newline"
+    case $1 in personality=*) server="fake-${1#personality=}" ;; esac
+}
 while [ "$#" -gt 0 ]; do
     case $1 in
         --mode) [ "$#" -ge 2 ] || { echo "$usage" >&2; exit 2; }
-                modes="$modes--mode$newline$2$newline"; shift 2 ;;
-        --mode=*) modes="$modes--mode$newline${1#--mode=}$newline"; shift ;;
+                add_mode "$2"; shift 2 ;;
+        --mode=*) add_mode "${1#--mode=}"; shift ;;
         --) shift; break ;;
         -*) echo "$0: unknown option '$1'" >&2; echo "$usage" >&2; exit 2 ;;
         *) break ;;
@@ -62,7 +69,7 @@ IFS=$old_ifs; set +f
 private_home_label=fake
 . "$here/lib-private-home.sh"
 export KEYCHAINKIT_TEST_KEYRING=fake
-export KEYCHAINKIT_TEST_SERVER=fake
+export KEYCHAINKIT_TEST_SERVER="$server"
 
 status=0
 dbus-run-session --config-file="$here/session-bus-no-activation.conf" -- sh -c '

@@ -9,8 +9,9 @@
  * at least one test ran and none failed.
  *
  * The Secret Service backend is refused (a failure, not a skip) unless
- * KEYCHAINKIT_TEST_KEYRING=private, i.e. unless the runner was started by
- * scripts/with-secret-service.sh: the tests lock, unlock and fill the
+ * KEYCHAINKIT_TEST_KEYRING is "private" or "fake", i.e. unless the runner
+ * was started by scripts/with-secret-service.sh (or the KWallet, KeePassXC
+ * or fake server harnesses beside it): the tests lock, unlock and fill the
  * keyring, which must never be the user's own.
  *
  * On the kernel backend the runner first joins a new, anonymous session
@@ -95,6 +96,20 @@ void kt_only_on_server(const char *name, const char *server, int shows_dialogs)
     kt_test *t = registered(name);
     t->only_server = server;
     t->shows_dialogs = shows_dialogs;
+}
+
+/** Whether kt_server() is one of `servers`, names separated by "|". */
+static int server_listed(const char *servers)
+{
+    const char *server = kt_server();
+    size_t length = strlen(server);
+    for (const char *name = servers;; name++) {
+        const char *end = strchr(name, '|');
+        size_t listed = end != NULL ? (size_t)(end - name) : strlen(name);
+        if (listed == length && strncmp(name, server, length) == 0) return 1;
+        if (end == NULL) return 0;
+        name = end;
+    }
 }
 
 const char *kt_server(void)
@@ -270,9 +285,10 @@ int main(int argc, char **argv)
 
     if (backend == KT_SECRET_SERVICE) {
         const char *keyring = getenv("KEYCHAINKIT_TEST_KEYRING");
-        if (keyring == NULL || strcmp(keyring, "private") != 0) {
+        if (keyring == NULL || (strcmp(keyring, "private") != 0 && strcmp(keyring, "fake") != 0)) {
             printf("FAIL refusing the Secret Service backend: KEYCHAINKIT_TEST_KEYRING is not "
-                   "\"private\"; run inside scripts/with-secret-service.sh\n");
+                   "\"private\" nor \"fake\"; run inside scripts/with-secret-service.sh (or "
+                   "another harness of scripts/)\n");
             printf("0 passed, 1 failed\n");
             return 1;
         }
@@ -314,8 +330,7 @@ int main(int argc, char **argv)
             printf("n/a  %s (not applicable to %s)\n", t->name, argv[1]);
             continue;
         }
-        if (backend == KT_SECRET_SERVICE && t->excluded_server != NULL &&
-            strcmp(t->excluded_server, kt_server()) == 0) {
+        if (backend == KT_SECRET_SERVICE && t->excluded_server != NULL && server_listed(t->excluded_server)) {
             printf("n/a  %s (not on %s: %s)\n", t->name, kt_server(), t->exclusion_reason);
             continue;
         }
@@ -324,8 +339,7 @@ int main(int argc, char **argv)
                    dialogs ? "not a dialog test" : "shows dialogs: KEYCHAINKIT_TEST_DIALOGS=1 runs it");
             continue;
         }
-        if (t->only_server != NULL &&
-            (backend != KT_SECRET_SERVICE || strcmp(t->only_server, kt_server()) != 0)) {
+        if (t->only_server != NULL && (backend != KT_SECRET_SERVICE || !server_listed(t->only_server))) {
             printf("n/a  %s (only on %s)\n", t->name, t->only_server);
             continue;
         }

@@ -60,9 +60,9 @@ typedef enum kt_backend {
 
 /** Defines and registers a test for `backends` that does not run against
  *  the Secret Service server `server` (KEYCHAINKIT_TEST_SERVER: "kwallet",
- *  "keepassxc"; gnome-keyring when unset): there the runner lists it as not
- *  applicable, with `reason` (a measured limitation of that server), and
- *  counts nothing. */
+ *  "keepassxc", "fake-oo7", ...; gnome-keyring when unset), or any of
+ *  several separated by "|": there the runner lists it as not applicable,
+ *  with `reason` (a limitation of that server), and counts nothing. */
 #define TEST_EXCEPT_ON_SERVER(backends, server, reason, name)                 \
     static void kt_test_##name(void);                                        \
     __attribute__((constructor)) static void kt_register_##name(void)        \
@@ -74,7 +74,9 @@ typedef enum kt_backend {
 
 /** Defines and registers a test for `backends` that runs only against the
  *  Secret Service server `server` ("gnome-keyring", "kwallet",
- *  "keepassxc"); elsewhere the runner lists it as not applicable. */
+ *  "keepassxc", the fake's "fake" or "fake-PERSONALITY"), or one of
+ *  several separated by "|"; elsewhere the runner lists it as not
+ *  applicable. */
 #define TEST_ONLY_ON_SERVER(backends, server, name)                           \
     static void kt_test_##name(void);                                        \
     __attribute__((constructor)) static void kt_register_##name(void)        \

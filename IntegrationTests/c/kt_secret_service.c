@@ -20,6 +20,9 @@
 #define SERVICE_PATH "/org/freedesktop/secrets"
 #define DEFAULT_COLLECTION "/org/freedesktop/secrets/aliases/default"
 #define TIMEOUT_MS 10000
+/* The hostile fake's control object (IntegrationTests/hostile/README.md). */
+#define CONTROL_PATH "/io/github/keychainkit/FakeControl"
+#define CONTROL_INTERFACE "io.github.keychainkit.FakeControl"
 
 /** The shared session bus, and a plain session opened on it (secrets are
  *  only valid on the connection that opened their session). */
@@ -148,9 +151,16 @@ static int lock_or_unlock(const char *method, const char *collection)
     return status;
 }
 
+int kt_server_is_fake(void)
+{
+    return strncmp(kt_server(), "fake", 4) == 0;
+}
+
 int kt_server_hides_locked_items(void)
 {
-    return strcmp(kt_server(), "keepassxc") == 0;
+    const char *server = kt_server();
+    return strcmp(server, "keepassxc") == 0 || strcmp(server, "fake-oo7") == 0 ||
+           strcmp(server, "fake-keepassxc-idle") == 0;
 }
 
 int kt_ss_lock(void)
@@ -202,7 +212,8 @@ int kt_ss_unlock(void)
     const char *collection = default_collection();
     if (collection == NULL) return -1;
     const char *server = kt_server();
-    int status = strcmp(server, "kwallet") == 0     ? lock_or_unlock("Unlock", collection)
+    int prompted = strcmp(server, "kwallet") == 0 || kt_server_is_fake();
+    int status = prompted                           ? lock_or_unlock("Unlock", collection)
                : strcmp(server, "keepassxc") == 0 ? unlock_keepassxc()
                                                   : unlock_gnome_keyring(collection);
     return status != 0 ? -1 : wait_until_locked_is(0);
@@ -417,9 +428,58 @@ static int wait_until_owned_is(int want)
     return fail(want ? "activation (no owner)" : "kill (the name is still owned)", NULL);
 }
 
+/** The unique name owning org.freedesktop.secrets (to g_free), or NULL
+ *  when it has none. */
+static char *name_owner(void)
+{
+    GVariant *reply = g_dbus_connection_call_sync(
+        bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner",
+        g_variant_new("(s)", BUS_NAME), G_VARIANT_TYPE("(s)"), G_DBUS_CALL_FLAGS_NONE, TIMEOUT_MS, NULL, NULL);
+    if (reply == NULL) return NULL;
+    char *owner = NULL;
+    g_variant_get(reply, "(s)", &owner);
+    g_variant_unref(reply);
+    return owner;
+}
+
+/** The fake: its RestartLocked, then waits until another connection owns
+ *  the name (the fake leaves the bus and comes back). */
+static int restart_fake_locked(void)
+{
+    char *before = name_owner();
+    if (before == NULL) return fail("restart (org.freedesktop.secrets has no owner)", NULL);
+    GVariant *reply = call(CONTROL_PATH, CONTROL_INTERFACE, "RestartLocked", NULL, NULL);
+    int moved = 0;
+    for (int waited_ms = 0; reply != NULL && !moved && waited_ms < TIMEOUT_MS; waited_ms += 20) {
+        g_usleep(20 * 1000);
+        char *now = name_owner();
+        moved = now != NULL && strcmp(now, before) != 0;
+        g_free(now);
+    }
+    g_free(before);
+    if (reply == NULL) return -1;
+    g_variant_unref(reply);
+    return moved ? 0 : fail("restart (the fake did not come back)", NULL);
+}
+
+int kt_fake_set_mode(const char *name, const char *argument)
+{
+    if (connect_once() != 0) return -1;
+    GVariant *reply = call(CONTROL_PATH, CONTROL_INTERFACE, "SetMode", g_variant_new("(ss)", name, argument), NULL);
+    if (reply == NULL) return -1;
+    g_variant_unref(reply);
+    return 0;
+}
+
 int kt_ss_restart_locked(void)
 {
     if (connect_once() != 0) return -1;
+    if (kt_server_is_fake()) {
+        if (restart_fake_locked() != 0) return -1;
+        g_free(session_path); /* the old owner's session is gone with it */
+        session_path = NULL;
+        return wait_until_locked_is(1);
+    }
     GVariant *reply = call_bus_daemon("GetConnectionUnixProcessID", g_variant_new("(s)", BUS_NAME), "(u)");
     if (reply == NULL) return -1;
     guint32 pid = 0;

@@ -15,9 +15,19 @@
 
 #include <stddef.h>
 
+/** Whether the runner's server is the hostile fake
+ *  (scripts/with-fake-secret-service.sh: KEYCHAINKIT_TEST_SERVER "fake" or
+ *  "fake-PERSONALITY"). */
+int kt_server_is_fake(void);
+
 /** Whether the runner's server hides a locked collection's items from
- *  searches (KeePassXC), so that absence cannot be told while locked. */
+ *  searches (KeePassXC, and the fake as oo7 or keepassxc-idle), so that
+ *  absence cannot be told while locked. */
 int kt_server_hides_locked_items(void);
+
+/** Turns on the fake's mode `name` (with `argument`, "" for none) through
+ *  its control object. */
+int kt_fake_set_mode(const char *name, const char *argument);
 
 /** Locks the collection of the default alias with
  *  org.freedesktop.Secret.Service.Lock (and its prompt, on KeePassXC), and
@@ -26,8 +36,8 @@ int kt_ss_lock(void);
 
 /** Unlocks it without a dialog, and waits until it says so:
  *  gnome-keyring's UnlockWithMasterPassword and
- *  $KEYCHAINKIT_TEST_KEYRING_PASSWORD; on KWallet, Unlock and its prompt
- *  (the test wallet's password is empty); on KeePassXC, its own
+ *  $KEYCHAINKIT_TEST_KEYRING_PASSWORD; on KWallet and the fake, Unlock and
+ *  its prompt (the test wallet's password is empty); on KeePassXC, its own
  *  openDatabase method with the test database's password. */
 int kt_ss_unlock(void);
 
@@ -45,7 +55,9 @@ int kt_ss_is_locked(int *locked);
  *  that did not unlock it (SSH, autologin) or a crash: SIGKILLs the daemon
  *  that owns org.freedesktop.secrets, waits until the name has no owner,
  *  and has the bus activate a fresh daemon, which loads the keyring from
- *  disk locked. Waits until the collection of the default alias says it
+ *  disk locked. The fake does the same on its RestartLocked (it leaves the
+ *  bus and comes back under a new name, its collections locked as loaded
+ *  from disk). Waits until the collection of the default alias says it
  *  is locked. Later calls here use a session on the new daemon. */
 int kt_ss_restart_locked(void);
 

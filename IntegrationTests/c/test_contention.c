@@ -354,7 +354,11 @@ static void racer(rendezvous *r, const char *svc, int writer)
     }
 }
 
-TEST_EXCEPT_ON_SERVER(KT_SECRET_SERVICE, "keepassxc", KEEPASSXC_CONCURRENT_CREATES, writers_racing_secret_tool_leave_one_item)
+TEST_EXCEPT_ON_SERVER(KT_SECRET_SERVICE, "keepassxc|fake-oo7",
+                      KEEPASSXC_CONCURRENT_CREATES "; oo7 replaces only an item of the exact attribute set, "
+                      "so secret-tool's item made after ours stays beside it until our next write "
+                      "(set_collapses_duplicates_left_behind)",
+                      writers_racing_secret_tool_leave_one_item)
 {
     check_rounds_leave_one_item(RACE_ROUNDS, racer, "a writer racing secret-tool");
 }

@@ -17,6 +17,7 @@ unless asked (--print-ready, --list-modes) and logs to stderr only with
 IntegrationTests/hostile/README.md.
 """
 import argparse
+import hashlib
 import heapq
 import itertools
 import os
@@ -87,7 +88,8 @@ METHODS = {
     PEER: {'Ping': ('', ''), 'GetMachineId': ('', 's')},
     CONTROL: {'SetMode': ('ss', ''), 'ClearModes': ('', ''), 'Reset': ('', ''),
               'Stats': ('', 'a{st}'), 'Items': ('', 'a(oa{ss})'),
-              'Emit': ('ssuu', ''), 'EmitWithFds': ('u', ''), 'SetModified': ('ot', '')},
+              'Emit': ('ssuu', ''), 'EmitWithFds': ('u', ''), 'SetModified': ('ot', ''),
+              'RestartLocked': ('', '')},
 }
 SIGNALS = {
     SERVICE: {'CollectionCreated': 'o', 'CollectionDeleted': 'o', 'CollectionChanged': 'o'},
@@ -146,6 +148,18 @@ def _method_and_ms(arg: str) -> tuple:
     return method, int(ms)
 
 
+def _personality(arg: str) -> str:
+    if arg not in PERSONALITIES:
+        raise ValueError(f'needs =NAME, one of {", ".join(PERSONALITIES)}')
+    return arg
+
+
+def _milliseconds(arg: str) -> int:
+    if not arg.isdigit() or int(arg) == 0:
+        raise ValueError('needs =MS, a positive number of milliseconds')
+    return int(arg)
+
+
 def _count_and_bytes(arg: str) -> tuple:
     count, _, size = arg.partition(':')
     if not count.isdigit() or not size.isdigit() or int(size) > MAX_PADDING:
@@ -160,6 +174,7 @@ class Mode:
     summary: str
     arg: str = ''
     parse: Optional[Callable[[str], object]] = None
+    single: bool = False  # setting it again replaces its argument
 
 
 MODES = {
@@ -184,7 +199,31 @@ MODES = {
     'flood-on-call': Mode('before each reply, N ItemChanged signals padded with BYTES bytes '
                           'each are broadcast', 'N:BYTES', _count_and_bytes),
     'locked': Mode('the collections start locked (set at run time: they are locked now)'),
+    'personality': Mode('behave as another server of 2026 does (see PERSONALITIES)', 'NAME',
+                        _personality, single=True),
+    'short-public-key': Mode('every DH OpenSession answers with a public key shorter than 128 bytes '
+                             '(unpadded, as ksecretd before KF 6.25 did on one session in 256)'),
+    'idle-lock': Mode('the collections lock themselves MS milliseconds after the last call '
+                      '(KeePassXC >= 2.7.11 after 900 s)', 'MS', _milliseconds, single=True),
 }
+
+# What each personality changes (from the servers' sources; SERVERS-2026.md).
+PERSONALITIES = {
+    'oo7': 'oo7-daemon 0.6: the default collection is /collection/Login; CreateItem adds '
+           'xdg:content-type; replace only over the exact attribute set, by deleting that item '
+           '(ItemDeleted) and creating one at a new path (ItemCreated); SetSecret emits ItemChanged; '
+           'a locked collection lists its items but searches show none, and a locked item\'s '
+           'Attributes fail',
+    'ksecretd': 'KDE ksecretd: the DH public key is not padded (one session in 256 is short); '
+                'a text/* secret that is not UTF-8 is refused',
+    'keepassxc-idle': 'KeePassXC >= 2.7.11: no "session" collection; a locked database hides its items (Items empty, '
+                      'searches show none, their paths gone); the collections lock themselves '
+                      'after 900 s without a call (idle-lock changes that) and announce it 200 ms later',
+}
+# An idle lock is announced this long after the items stopped showing
+# (keepassxc-idle; KeePassXC 2.7.4 announced a Lock() after a read had
+# already found nothing).
+LATE_ANNOUNCEMENT = 0.2
 
 
 class Modes:
@@ -208,6 +247,8 @@ class Modes:
         except ValueError as error:
             raise ValueError(f'mode {name!r} {error}') from None
         values = self.active.setdefault(name, [])
+        if mode.single:
+            values.clear()
         if value not in values:
             values.append(value)
 
@@ -229,6 +270,16 @@ class Modes:
     def flood(self) -> list:
         return self.active.get('flood-on-call', [])
 
+    def personality(self) -> str:
+        """The server the fake behaves as ('gnome-keyring' unless a personality is set)."""
+        return (self.active.get('personality') or ['gnome-keyring'])[-1]
+
+    def idle_lock(self) -> Optional[float]:
+        """Seconds without a call after which the collections lock themselves, or None."""
+        if self.on('idle-lock'):
+            return self.active['idle-lock'][-1] / 1000
+        return 900.0 if self.personality() == 'keepassxc-idle' else None
+
 
 # ---------------------------------------------------------------- objects
 
@@ -241,6 +292,9 @@ class Collection:
     locked: bool = False
     items: dict = field(default_factory=dict)  # path -> Item
     next_id: int = 1
+    # Loaded from disk locked and not unlocked since (RestartLocked): its
+    # items' attributes, label and times are in the encrypted part.
+    sealed: bool = False
 
     @property
     def path(self) -> str:
@@ -292,15 +346,22 @@ class Target:
 
 # ---------------------------------------------------------------- crypto
 
-def dh_exchange(client_public: bytes) -> tuple:
-    """Answers the client's public key: returns (AES key, our public key)."""
+def dh_exchange(client_public: bytes, padded: bool = True, short: bool = False) -> tuple:
+    """Answers the client's public key: returns (AES key, our public key).
+    Not `padded`: the key has no leading zero bytes (ksecretd's bug), so
+    about one in 256 is shorter than 128 bytes; `short`: always shorter."""
     peer = int.from_bytes(client_public, 'big')
     if not 1 < peer < DH_PRIME - 1:
         raise DBusError(INVALID_ARGS, 'bad Diffie-Hellman public key')
-    private = int.from_bytes(os.urandom(128), 'big') % (DH_PRIME - 3) + 2
+    while True:
+        private = int.from_bytes(os.urandom(128), 'big') % (DH_PRIME - 3) + 2
+        public = pow(2, private, DH_PRIME)
+        if not short or public < 2 ** 1016:
+            break
     shared = pow(peer, private, DH_PRIME).to_bytes(128, 'big')
     key = HKDF(algorithm=hashes.SHA256(), length=16, salt=None, info=b'').derive(shared)
-    return key, pow(2, private, DH_PRIME).to_bytes(128, 'big')
+    length = 128 if padded and not short else (public.bit_length() + 7) // 8
+    return key, public.to_bytes(length, 'big')
 
 
 def encrypt(key: bytes, plaintext: bytes) -> tuple:
@@ -386,14 +447,25 @@ class FakeSecretService:
         self.prompts: dict = {}
         self.session_ids = itertools.count(1)
         self.prompt_ids = itertools.count(1)
+        self.last_call = time.monotonic()
+        self.idle_check_pending = False
         self.reset()
 
     def reset(self) -> None:
-        """Back to the collections "login" and "session", with no items."""
+        """Back to the collections "login" (oo7: "Login") and "session", with no items."""
         now = int(time.time())
-        self.collections = {name: Collection(name, label, now, now, self.modes.on('locked'))
-                            for name, label in (('login', 'Login'), ('session', 'Session'))}
-        self.aliases = {'default': 'login', 'session': 'session'}
+        login = 'Login' if self.personality == 'oo7' else 'login'
+        names = ((login, 'Login'),) if self.personality == 'keepassxc-idle' else ((login, 'Login'), ('session', 'Session'))
+        self.collections = {name: Collection(name, label, now, now, self.modes.on('locked')) for name, label in names}
+        self.aliases = {'default': login, 'session': 'session'} if len(names) == 2 else {'default': login}
+
+    @property
+    def personality(self) -> str:
+        return self.modes.personality()
+
+    def hides(self, collection: Collection) -> bool:
+        """Whether searches leave out the collection's items (locked, on oo7 and KeePassXC)."""
+        return collection.locked and self.personality in ('oo7', 'keepassxc-idle')
 
     @property
     def collection_paths(self) -> list:
@@ -454,6 +526,32 @@ class FakeSecretService:
             else:
                 self.signal(source, interface, member, 'o', path)
 
+    # --- the idle lock
+
+    def note_call(self) -> None:
+        """A call came: the idle lock (if any) counts from now."""
+        self.last_call = time.monotonic()
+        idle = self.modes.idle_lock()
+        if idle is not None and not self.idle_check_pending:
+            self.idle_check_pending = True
+            self.later(idle, self.check_idle)
+
+    def check_idle(self) -> None:
+        """Locks every collection when no call came for the idle time, as
+        KeePassXC does: silently at once, announced LATE_ANNOUNCEMENT later."""
+        self.idle_check_pending = False
+        idle = self.modes.idle_lock()
+        if idle is None:
+            return
+        quiet = time.monotonic() - self.last_call
+        if quiet < idle:
+            self.idle_check_pending = True
+            self.later(idle - quiet, self.check_idle)
+            return
+        for collection in self.collections.values():
+            self.set_locked(collection, True, late=True)
+        self.log('idle lock: every collection is locked')
+
     # --- dispatch
 
     def on_message(self, message) -> None:
@@ -466,6 +564,7 @@ class FakeSecretService:
             self.answer(message, hostile=False)
             return
         self.stats[member] += 1
+        self.note_call()
         if self.modes.for_method('no-reply', member):
             self.log(f'no-reply: dropping {member}')
             return
@@ -532,7 +631,8 @@ class FakeSecretService:
             collection = self.collections.get(name)
             if collection is not None and len(parts) == 2:
                 return Target('collection', collection, path)
-            if collection is not None and f'{collection.path}/{parts[-1]}' in collection.items:
+            if (collection is not None and f'{collection.path}/{parts[-1]}' in collection.items
+                    and not (collection.locked and self.personality == 'keepassxc-idle')):
                 return Target('item', collection.items[f'{collection.path}/{parts[-1]}'], path)
             raise DBusError(NO_SUCH_OBJECT, f'no such object: {path}')
         for kind, table in (('session', self.sessions), ('prompt', self.prompts)):
@@ -562,6 +662,7 @@ class FakeSecretService:
         return True
 
     def search(self, wanted: dict, collections) -> list:
+        collections = [c for c in collections if not self.hides(c)]
         if self.modes.on('search-everything'):
             return [item for c in collections for item in c.items.values()]
         return [item for c in collections for item in c.items.values()
@@ -577,10 +678,18 @@ class FakeSecretService:
             return target.obj.collection
         return target.obj if target.kind == 'collection' else None
 
-    def set_locked(self, collection: Collection, locked: bool) -> None:
+    def set_locked(self, collection: Collection, locked: bool, late: bool = False) -> None:
+        """Locks or unlocks the collection and announces it (`late`: after
+        LATE_ANNOUNCEMENT, as KeePassXC announces its idle lock)."""
         if collection.locked != locked:
             collection.locked = locked
-            self.signal(ROOT, SERVICE, 'CollectionChanged', 'o', collection.path)
+            collection.sealed = collection.sealed and locked
+            path = collection.path
+            announce = lambda: self.signal(ROOT, SERVICE, 'CollectionChanged', 'o', path)
+            if late:
+                self.later(LATE_ANNOUNCEMENT, announce)
+            else:
+                announce()
 
     def session(self, path: str) -> Session:
         if path not in self.sessions:
@@ -625,10 +734,18 @@ class FakeSecretService:
                    value: bytes, content_type: str, replace: bool) -> Item:
         """Creates an item, or with `replace` updates one with the same attributes."""
         now = int(time.time())
-        if replace:
+        if self.personality == 'oo7':
+            attributes = {**attributes}
+            attributes.setdefault('xdg:content-type', content_type)
+            if replace:  # only the exact set, by deleting it and creating anew
+                for item in [i for i in collection.items.values() if i.attributes == attributes]:
+                    self.delete_item(item)
+            replace = False
+        if replace:  # as gnome-keyring: over an item whose attributes include these
             for item in collection.items.values():
-                if item.attributes.keys() == attributes.keys() and self.matches(attributes, item.attributes):
-                    item.label, item.secret, item.content_type, item.modified = label, value, content_type, now
+                if self.matches(attributes, item.attributes):
+                    item.label, item.attributes = label, dict(attributes)
+                    item.secret, item.content_type, item.modified = value, content_type, now
                     self.signal(collection.path, COLLECTION, 'ItemChanged', 'o', item.path)
                     return item
         path = f'{collection.path}/{collection.next_id}'
@@ -644,6 +761,14 @@ class FakeSecretService:
             item.collection.modified = int(time.time())
             self.signal(item.collection.path, COLLECTION, 'ItemDeleted', 'o', item.path)
 
+    def check_content(self, value: bytes, content_type: str) -> None:
+        """ksecretd (KF >= 6.28) refuses a text secret that is not UTF-8."""
+        if self.personality == 'ksecretd' and content_type.startswith('text/'):
+            try:
+                value.decode('utf-8')
+            except UnicodeDecodeError:
+                raise DBusError(INVALID_ARGS, f'a {content_type} secret must be UTF-8') from None
+
     def reported_path(self, item: Item) -> str:
         return f'{EVIL_PATH}/item' if self.modes.on('bad-paths') else item.path
 
@@ -655,7 +780,8 @@ class FakeSecretService:
         elif algorithm == DH_ALGORITHM and not self.modes.on('plain-only'):
             if argument[0] != 'ay':
                 raise DBusError(INVALID_ARGS, f'{DH_ALGORITHM} takes an ay')
-            key, public = dh_exchange(bytes(argument[1]))
+            key, public = dh_exchange(bytes(argument[1]), padded=self.personality != 'ksecretd',
+                                      short=self.modes.on('short-public-key'))
             output = ('ay', public)
         else:
             raise DBusError(NOT_SUPPORTED, f'algorithm {algorithm!r} is not supported')
@@ -746,6 +872,7 @@ class FakeSecretService:
         label = variant_value(properties, ITEM + '.Label', 's', '')
         attributes = variant_value(properties, ITEM + '.Attributes', 'a{ss}', {})
         value, content_type = self.open_secret(secret)
+        self.check_content(value, content_type)
         if not (collection.locked or self.modes.on('prompt-always') or self.modes.on('prompt-never')):
             item = self.store_item(collection, label, attributes, value, content_type, replace)
             return self.reported_path(item), '/'
@@ -782,8 +909,13 @@ class FakeSecretService:
         item = target.obj
         if item.locked:
             raise DBusError(IS_LOCKED, f'{target.path} is locked')
-        item.secret, item.content_type = self.open_secret(secret)
+        value, content_type = self.open_secret(secret)
+        self.check_content(value, content_type)
+        item.secret, item.content_type = value, content_type
         item.modified = int(time.time())
+        if self.personality == 'oo7':
+            item.attributes['xdg:content-type'] = content_type
+            self.signal(item.collection.path, COLLECTION, 'ItemChanged', 'o', item.path)
         return ()  # no signal, as gnome-keyring
 
     def item_Delete(self, target):
@@ -832,12 +964,32 @@ class FakeSecretService:
                 return candidate, PROPERTIES[candidate][name]
         raise DBusError(UNKNOWN_PROPERTY, f'no property {interface}.{name} on {target.path}')
 
+    def property_value(self, target: Target, name: str):
+        """What the server shows as property `name` of the object: a sealed
+        collection's items show only hashed attributes (gnome-keyring's
+        gkr:compat:hashed:NAME, the MD5 hex of the value), no label and no
+        times; oo7 refuses a locked item's attributes; KeePassXC lists no
+        items in a locked database."""
+        obj = target.obj
+        if (target.kind == 'item' and obj.collection.sealed and self.personality == 'gnome-keyring'
+                and name in ('Attributes', 'Label', 'Created', 'Modified')):
+            if name == 'Attributes':
+                hashed = {f'gkr:compat:hashed:{key}': hashlib.md5(value.encode()).hexdigest()
+                          for key, value in obj.attributes.items()}
+                return {**hashed, 'xdg:schema': 'org.freedesktop.Secret.Generic'}
+            return '' if name == 'Label' else 0
+        if target.kind == 'item' and name == 'Attributes' and obj.locked and self.personality == 'oo7':
+            raise DBusError(FAILED, f'Cannot get attributes of a locked object `{target.path}`.')
+        if target.kind == 'collection' and name == 'Items' and obj.locked and self.personality == 'keepassxc-idle':
+            return []
+        return getattr(obj, PROPERTY_ATTRIBUTES[name])
+
     def props_Get(self, target, interface, name):
         _, signature = self.find_property(target, interface, name)
-        return ((signature, getattr(target.obj, PROPERTY_ATTRIBUTES[name])),)
+        return ((signature, self.property_value(target, name)),)
 
     def props_GetAll(self, target, interface):
-        return ({name: (sig, getattr(target.obj, PROPERTY_ATTRIBUTES[name]))
+        return ({name: (sig, self.property_value(target, name))
                  for i in self.property_interfaces(target, interface)
                  for name, sig in PROPERTIES[i].items()},)
 
@@ -914,6 +1066,27 @@ class FakeSecretService:
         item.modified = when
         return ()
 
+    def control_RestartLocked(self, target):
+        """As a daemon killed and started again without its password: answers,
+        leaves the bus (sessions and prompts are gone), comes back under a new
+        unique name with every collection locked and sealed but "session",
+        which is empty and unlocked (it was only in memory)."""
+        self.later(0, self.restart_locked)
+        return ()
+
+    def restart_locked(self) -> None:
+        self.conn.close()
+        self.sessions.clear()
+        self.prompts.clear()
+        for collection in self.collections.values():
+            if collection.name == 'session':  # kept in memory only: gone, made anew
+                collection.items.clear()
+                collection.locked = False
+            else:
+                collection.locked = collection.sealed = True
+        self.conn = own_bus_name()
+        self.log(f'restarted locked as {self.conn.unique_name}')
+
     def control_EmitWithFds(self, target, count):
         with open(os.devnull, 'rb') as file:
             for _ in range(count):
@@ -923,6 +1096,16 @@ class FakeSecretService:
 
 
 # ---------------------------------------------------------------- main
+
+def own_bus_name():
+    """A new connection to the session bus that owns BUS_NAME."""
+    conn = open_dbus_connection('SESSION', enable_fds=True)
+    reply = conn.send_and_get_reply(message_bus.RequestName(BUS_NAME, DBusNameFlags.do_not_queue))
+    if reply.body != (1,):  # 1: DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER
+        conn.close()
+        raise ConnectionError(f'could not own {BUS_NAME} ({reply.body})')
+    return conn
+
 
 def parse_arguments(argv):
     parser = argparse.ArgumentParser(
@@ -951,6 +1134,8 @@ def main(argv=None) -> int:
     if args.list_modes:
         for name, mode in MODES.items():
             print(f'{name}{"=" + mode.arg if mode.arg else ""}\n    {mode.summary}')
+        for name, summary in PERSONALITIES.items():
+            print(f'personality={name}\n    {summary}')
         return 0
     if args.check_modes:
         return 0
@@ -959,10 +1144,10 @@ def main(argv=None) -> int:
         if args.verbose:
             print(f'fake-secret-service: {text}', file=sys.stderr, flush=True)
 
-    conn = open_dbus_connection('SESSION', enable_fds=True)
-    reply = conn.send_and_get_reply(message_bus.RequestName(BUS_NAME, DBusNameFlags.do_not_queue))
-    if reply.body != (1,):  # 1: DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER
-        print(f'fake-secret-service: could not own {BUS_NAME} ({reply.body})', file=sys.stderr)
+    try:
+        conn = own_bus_name()
+    except ConnectionError as error:
+        print(f'fake-secret-service: {error}', file=sys.stderr)
         return 1
     server = FakeSecretService(conn, args.modes, log)
     log(f'serving {BUS_NAME} as {conn.unique_name} with modes {args.modes.active}')

@@ -85,11 +85,14 @@ extension SecretServiceClient {
 
     /// The locked collections whose items a search does not show, so that
     /// an empty search proves nothing about them: KeePassXC hides every
-    /// item of a locked database. A locked collection that lists its items
-    /// (gnome-keyring, KWallet) is searched like any other. An empty locked
-    /// collection looks the same as a hiding one, so on gnome-keyring, which
-    /// never hides, none is; on other servers an empty locked collection
-    /// counts as hiding (never "absent" by mistake).
+    /// item of a locked database (its `Items` are empty); oo7-daemon lists
+    /// a locked collection's items but refuses their attributes and leaves
+    /// them out of every search. A locked collection whose first item a
+    /// search for that item's attributes finds (KWallet) is searched like
+    /// any other. An empty locked collection looks the same as a hiding
+    /// one, so on gnome-keyring, which never hides, none is; on other
+    /// servers an empty locked collection counts as hiding (never "absent"
+    /// by mistake).
     func hiddenCollections() throws(SecretServiceFailure) -> [String] {
         if isGnomeKeyring() == true { return [] }
         let request = try methodCall(Names.servicePath, Names.Properties.interface, Names.Properties.get)
@@ -102,14 +105,32 @@ extension SecretServiceClient {
             do throws(SecretServiceFailure) {
                 guard try isLocked(collection) else { continue }
                 let items = try collectionProperty(Names.Collection.itemsProperty, at: collection)
-                if try items.enter("v", "ao", { () throws(SecretServiceFailure) in try items.readObjectPaths() }).isEmpty {
-                    hidden.append(collection)
-                }
+                let paths = try items.enter("v", "ao") { () throws(SecretServiceFailure) in try items.readObjectPaths() }
+                let shown = try paths.first.map { (path) throws(SecretServiceFailure) in try searchesShow(lockedItem: path) }
+                if shown != true { hidden.append(collection) }
             } catch let failure where failure.error == .itemNotFound {
                 continue  // deleted since it was listed: it hides nothing
             }
         }
         return hidden
+    }
+
+    /// Whether a search for the attributes of the locked item at `path`
+    /// finds it. `false` when they cannot be read (oo7: refused; or the
+    /// item is gone): nothing then shows that searches see the collection.
+    /// `true` when they are shown only hashed: such a server (gnome-keyring,
+    /// with a keyring loaded locked) matches searches against the hashes.
+    private func searchesShow(lockedItem path: String) throws(SecretServiceFailure) -> Bool {
+        let attributes: [String: String]?
+        do throws(SecretServiceFailure) {
+            attributes = try itemAttributes(at: path)
+        } catch let failure where !failure.connectionLost {
+            return false
+        }
+        guard let attributes, !attributes.isEmpty else { return false }
+        if HashedAttributes.areHashed(attributes) { return true }
+        let found = try searchItems(attributes.map { (key: $0.key, value: $0.value) })
+        return found.locked.contains(path) || found.unlocked.contains(path)
     }
 
     /// Whether the collection at `path` is locked.
