@@ -25,8 +25,13 @@ int kt_server_is_fake(void);
  *  absence cannot be told while locked. */
 int kt_server_hides_locked_items(void);
 
-/** Turns on the fake's mode `name` (with `argument`, "" for none) through
- *  its control object. */
+/** Whether the runner's server sends its DH public key unpadded, so that
+ *  libsecret's exchange fails about once in 256 sessions (KWallet 5.103,
+ *  the fake as ksecretd). */
+int kt_server_pads_no_key(void);
+
+/** Turns on the fake's mode `name` (with `argument`, "" for none), or off
+ *  when `argument` is NULL, through its control object. */
 int kt_fake_set_mode(const char *name, const char *argument);
 
 /** Locks the collection of the default alias with

@@ -8,8 +8,10 @@
 # OUTDIR. Runs the test runner on the memory backend, on the kernel
 # keyring, on the file store, then on the Secret
 # Service inside scripts/with-secret-service.sh (a private gnome-keyring),
-# scripts/with-kwallet.sh (a private KWallet wallet) and
-# scripts/with-keepassxc.sh (a private KeePassXC database), the prompt-dialog
+# scripts/with-kwallet.sh (a private KWallet wallet),
+# scripts/with-keepassxc.sh (a private KeePassXC database) and
+# scripts/with-fake-secret-service.sh (the hostile fake, plain and as oo7,
+# ksecretd and KeePassXC with its idle lock), the prompt-dialog
 # tests on gnome-keyring inside scripts/with-display.sh (Xvfb), each
 # example on both backends, and each example under valgrind (memcheck) on
 # the memory backend. Counts every runner test and every example or
@@ -85,6 +87,12 @@ if [ -n "$runner" ]; then
     # Eight threads × 30 rounds, ten runs in a row, took 65 to 121 s on
     # KeePassXC on one 2-core machine: a bound for hangs, not a timing.
     run_tests keepassxc env KK_TEST_TIME_LIMIT=300 "$root/scripts/with-keepassxc.sh" "$runner" secret-service
+    # The hostile fake as each server of 2026 it plays (IntegrationTests/hostile).
+    for personality in "" oo7 ksecretd keepassxc-idle; do
+        echo "== tests on secret-service (the fake${personality:+ as $personality})"
+        run_tests "fake${personality:+-$personality}" "$root/scripts/with-fake-secret-service.sh" \
+            ${personality:+--mode personality=$personality} "$runner" secret-service
+    done
     echo "== prompt dialogs on secret-service (private keyring on a private display)"
     run_tests dialogs-gnome-keyring env KEYCHAINKIT_TEST_DIALOGS=1 "$root/scripts/with-display.sh" "$harness" "$runner" secret-service
     echo "== prompt dialogs on secret-service (KeePassXC, offscreen, with its default UnlockBeforeSearch)"

@@ -17,6 +17,12 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+
+/** The fake in each personality (scripts/with-fake-secret-service.sh). */
+#define FAKES "fake|fake-oo7|fake-ksecretd|fake-keepassxc-idle"
+/** The servers the runner can restart locked (kt_ss_restart_locked). */
+#define RESTARTABLE "gnome-keyring|" FAKES
 
 /** A login on a host unique to the running test. */
 static kk_server_login login_of(const char *account)
@@ -98,9 +104,6 @@ static void check_loaded_locked(kk_keychain *kc, const char *svc)
     CHECK_STATUS(kk_server_login_remove(kc, &login), KK_ELOCKED);
 }
 
-/** The servers the runner can restart locked (kt_ss_restart_locked). */
-#define RESTARTABLE "gnome-keyring|fake|fake-oo7|fake-ksecretd|fake-keepassxc-idle"
-
 TEST_ONLY_ON_SERVER(KT_SECRET_SERVICE, RESTARTABLE, loaded_locked_from_disk_is_elocked_not_absent)
 {
     kk_keychain *before = kt_open(); /* open across the restart */
@@ -150,4 +153,73 @@ TEST_ONLY_ON_SERVER(KT_SECRET_SERVICE, RESTARTABLE, loaded_locked_from_disk_is_e
     }
     kk_close(after);
     kk_close(before);
+}
+
+/* A server that sends its Diffie-Hellman public key without leading zero
+ * bytes (ksecretd before KF 6.25 and KWallet 5.103, one session in 256;
+ * libsecret's exchange then fails) is understood: the fake makes every
+ * session's key short. */
+TEST_ONLY_ON_SERVER(KT_SECRET_SERVICE, FAKES, a_short_public_key_from_the_server_is_understood)
+{
+    REQUIRE(kt_fake_set_mode("short-public-key", "") == 0);
+    const char *svc = kt_service();
+    for (int session = 0; session < 4; session++) { /* a new session each */
+        kk_secret_service_options options = KK_SECRET_SERVICE_OPTIONS_INIT;
+        options.transfer = KK_TRANSFER_REQUIRE_ENCRYPTED;
+        kk_keychain *kc = NULL;
+        if (!CHECK_STATUS(kk_open_secret_service_with(&options, &kc), KK_OK)) break;
+        CHECK_STATUS(kk_set(kc, svc, "acct", "s\xc3\xa9same", 7), KK_OK);
+        CHECK_VALUE(kc, svc, "acct", "s\xc3\xa9same", 7);
+        kk_close(kc);
+    }
+    CHECK(kt_fake_set_mode("short-public-key", NULL) == 0);
+    kk_keychain *kc = kt_open();
+    if (CHECK(kc != NULL)) CHECK_STATUS(kk_remove(kc, svc, "acct"), KK_OK);
+    kk_close(kc);
+}
+
+/* KeePassXC >= 2.7.11 locks an idle database after 900 s by default and
+ * hides its items; it announces the lock only after it stopped showing
+ * them. A handle that knew the items before reads them as locked, never as
+ * absent, in the gap and after; unlocked again, all is there. */
+TEST_ONLY_ON_SERVER(KT_SECRET_SERVICE, "fake-keepassxc-idle", an_idle_lock_between_two_calls_is_elocked_not_absent)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    const char *svc = kt_service();
+    CHECK_STATUS(kk_set(kc, svc, "a1", "v1", 2), KK_OK);
+    CHECK_STATUS(kk_set(kc, svc, "b2", "v2", 2), KK_OK);
+    CHECK_VALUE(kc, svc, "a1", "v1", 2); /* the handle knows the item's path */
+    REQUIRE(kt_fake_set_mode("idle-lock", "300") == 0);
+    CHECK_VALUE(kc, svc, "a1", "v1", 2);
+    /* Past the idle lock (300 ms), before its announcement (200 ms later). */
+    struct timespec pause = {0, 380 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    char *value = KT_SENTINEL;
+    CHECK_STATUS(kk_get(kc, svc, "a1", &value, NULL), KK_ELOCKED);
+    CHECK(value == NULL);
+    int locked = 0;
+    CHECK(kt_ss_is_locked(&locked) == 0);
+    CHECK(locked);
+    /* Announced by now: nothing stale is left either way. */
+    pause.tv_nsec = 300 * 1000 * 1000;
+    nanosleep(&pause, NULL);
+    value = KT_SENTINEL;
+    CHECK_STATUS(kk_get(kc, svc, "b2", &value, NULL), KK_ELOCKED);
+    CHECK_STATUS(kk_get(kc, svc, "zz", &value, NULL), KK_ELOCKED); /* cannot be told absent */
+    CHECK(value == NULL);
+    CHECK_STATUS(kk_exists(kc, svc, "a1"), KK_ELOCKED);
+    char **list = (char **)KT_SENTINEL;
+    size_t count = 99;
+    CHECK_STATUS(kk_list(kc, svc, &list, &count), KK_ELOCKED);
+    CHECK(list == NULL);
+    CHECK_STATUS(kk_remove(kc, svc, "a1"), KK_ELOCKED);
+    CHECK(kt_fake_set_mode("idle-lock", "900000") == 0); /* KeePassXC's default again */
+    if (kt_unlock_checked()) {
+        CHECK_VALUE(kc, svc, "a1", "v1", 2);
+        CHECK_VALUE(kc, svc, "b2", "v2", 2);
+        CHECK_STATUS(kk_remove(kc, svc, "a1"), KK_OK);
+        CHECK_STATUS(kk_remove(kc, svc, "b2"), KK_OK);
+    }
+    kk_close(kc);
 }

@@ -86,7 +86,7 @@ METHODS = {
     PROPS: {'Get': ('ss', 'v'), 'GetAll': ('s', 'a{sv}'), 'Set': ('ssv', '')},
     INTROSPECTABLE: {'Introspect': ('', 's')},
     PEER: {'Ping': ('', ''), 'GetMachineId': ('', 's')},
-    CONTROL: {'SetMode': ('ss', ''), 'ClearModes': ('', ''), 'Reset': ('', ''),
+    CONTROL: {'SetMode': ('ss', ''), 'UnsetMode': ('s', ''), 'ClearModes': ('', ''), 'Reset': ('', ''),
               'Stats': ('', 'a{st}'), 'Items': ('', 'a(oa{ss})'),
               'Emit': ('ssuu', ''), 'EmitWithFds': ('u', ''), 'SetModified': ('ot', ''),
               'RestartLocked': ('', '')},
@@ -448,7 +448,7 @@ class FakeSecretService:
         self.session_ids = itertools.count(1)
         self.prompt_ids = itertools.count(1)
         self.last_call = time.monotonic()
-        self.idle_check_pending = False
+        self.idle_checks = 0  # the idle check in force; older ones do nothing
         self.reset()
 
     def reset(self) -> None:
@@ -531,22 +531,32 @@ class FakeSecretService:
     def note_call(self) -> None:
         """A call came: the idle lock (if any) counts from now."""
         self.last_call = time.monotonic()
-        idle = self.modes.idle_lock()
-        if idle is not None and not self.idle_check_pending:
-            self.idle_check_pending = True
-            self.later(idle, self.check_idle)
+        if self.idle_checks == 0:
+            self.schedule_idle_check()
 
-    def check_idle(self) -> None:
-        """Locks every collection when no call came for the idle time, as
-        KeePassXC does: silently at once, announced LATE_ANNOUNCEMENT later."""
-        self.idle_check_pending = False
+    def schedule_idle_check(self) -> None:
+        """Checks for the idle lock when it is due (none without one), in
+        place of any check scheduled before."""
+        self.idle_checks += 1
         idle = self.modes.idle_lock()
         if idle is None:
+            self.idle_checks = 0
             return
-        quiet = time.monotonic() - self.last_call
-        if quiet < idle:
-            self.idle_check_pending = True
-            self.later(idle - quiet, self.check_idle)
+        check = self.idle_checks
+        due = idle - (time.monotonic() - self.last_call)
+        self.later(max(due, 0), lambda: self.check_idle(check))
+
+    def check_idle(self, check: int) -> None:
+        """Locks every collection when no call came for the idle time, as
+        KeePassXC does: silently at once, announced LATE_ANNOUNCEMENT later."""
+        if check != self.idle_checks:
+            return  # replaced by a later one
+        idle = self.modes.idle_lock()
+        if idle is not None and time.monotonic() - self.last_call < idle:
+            self.schedule_idle_check()
+            return
+        self.idle_checks = 0
+        if idle is None:
             return
         for collection in self.collections.values():
             self.set_locked(collection, True, late=True)
@@ -1033,6 +1043,12 @@ class FakeSecretService:
         if name == 'locked':
             for collection in self.collections.values():
                 self.set_locked(collection, True)
+        if name == 'idle-lock':
+            self.schedule_idle_check()
+        return ()
+
+    def control_UnsetMode(self, target, name):
+        self.modes.active.pop(name, None)
         return ()
 
     def control_ClearModes(self, target):

@@ -26,18 +26,27 @@ final class SignalQueue<Element: Equatable>: BusSignalReceiver {
         self.overflow = overflow
         self.collapsible = collapsible
         self.element = element
-        // The runtime's witness table for `Element?: Equatable`, which
-        // `receive` needs, made now, on the thread that opens the
-        // connection: two threads making it at once inside sd-bus callbacks
-        // both waited forever in the Swift runtime's once_slow (seen once,
-        // under AddressSanitizer, in swift_getWitnessTable).
-        _ = Optional<Element>.none == Optional<Element>.none
     }
 
+    /// Compares with `Element`'s own `==` and walks `pending` by index:
+    /// nothing here asks the runtime for a conformance of a generic type
+    /// (`Element?: Equatable`, `[Element]: Sequence`). That lookup, made by
+    /// two threads at once inside sd-bus callbacks, left both waiting
+    /// forever in the Swift 6.3 runtime's once_slow (swift_getWitnessTable:
+    /// seen twice, once under AddressSanitizer and once against the fake
+    /// as oo7).
     func receive(_ signal: ReceivedSignal) {
-        guard let element = element(signal), element != pending.last else { return }
-        if collapsible(element) && pending.contains(element) { return }
-        if pending.count >= capacity {
+        guard let element = element(signal) else { return }
+        let count = pending.count
+        if count > 0 && pending[count - 1] == element { return }
+        if collapsible(element) {
+            var index = 0
+            while index < count {
+                if pending[index] == element { return }
+                index += 1
+            }
+        }
+        if count >= capacity {
             pending = [overflow]
             return
         }
