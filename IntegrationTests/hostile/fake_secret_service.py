@@ -754,8 +754,7 @@ class FakeSecretService:
         if replace:  # as gnome-keyring: over an item whose attributes include these
             for item in collection.items.values():
                 if self.matches(attributes, item.attributes):
-                    item.label, item.attributes = label, dict(attributes)
-                    item.secret, item.content_type, item.modified = value, content_type, now
+                    item.label, item.secret, item.content_type, item.modified = label, value, content_type, now
                     self.signal(collection.path, COLLECTION, 'ItemChanged', 'o', item.path)
                     return item
         path = f'{collection.path}/{collection.next_id}'
