@@ -42,10 +42,23 @@ let package = Package(
         .target(
             name: "CKeychainKitKernel"
         ),
-        // The Swift core: Keychain, errors, observation, the backends. No Foundation.
+        // What every layer stands on: the monotonic clock's deadlines and
+        // open files' identities. No Foundation.
+        .target(
+            name: "KeychainKitSystem"
+        ),
+        // The bus: sd-bus connections, messages, pipelined calls, signals
+        // and their senders, the names of D-Bus itself, BusFailure. Knows
+        // nothing of the Secret Service: a server can stand on it too.
+        .target(
+            name: "KeychainKitBus",
+            dependencies: ["CSDBus", "KeychainKitSystem"]
+        ),
+        // The Swift core: Keychain, errors, observation, the backends (the
+        // Secret Service's protocol client among them). No Foundation.
         .target(
             name: "KeychainKit",
-            dependencies: ["CSDBus", "CKeychainKitCrypto", "CKeychainKitKernel"]
+            dependencies: ["KeychainKitBus", "KeychainKitSystem", "CKeychainKitCrypto", "CKeychainKitKernel"]
         ),
         // C parts of the C ABI: status strings, the thread-local error
         // message, secret buffers, the version.
@@ -79,7 +92,7 @@ let package = Package(
         // The `keychainkit` command-line tool (built as keychainkit-cli, installed as keychainkit).
         .executableTarget(
             name: "KeychainKitCLI",
-            dependencies: ["KeychainKit", "KeychainKitStatus", "CKeychainKitSupport"]
+            dependencies: ["KeychainKit", "KeychainKitSystem", "KeychainKitStatus", "CKeychainKitSupport"]
         ),
         // GIO, for the tests' own administration of the private keyring
         // (the library does not use it).
@@ -93,7 +106,7 @@ let package = Package(
         // git helper's, ...) is in IntegrationTests/, run by `make test-*`.
         .testTarget(
             name: "KeychainKitTests",
-            dependencies: ["KeychainKit", "CGIO"]
+            dependencies: ["KeychainKit", "KeychainKitBus", "KeychainKitSystem", "CGIO"]
         ),
         .testTarget(
             name: "KeychainKitCodableTests",

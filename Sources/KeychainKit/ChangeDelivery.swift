@@ -1,3 +1,4 @@
+import KeychainKitSystem
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import KeychainKitSystem
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,3 +1,4 @@
+import KeychainKitSystem
 import KeychainKit
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import KeychainKitSystem
 import KeychainKit
 
 /// Text made safe to show on a terminal.

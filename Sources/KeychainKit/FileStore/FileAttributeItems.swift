@@ -1,3 +1,5 @@
+import KeychainKitSystem
+
 /// Items addressed by attributes in the keyring file — server logins,
 /// git's and Docker's credentials — beside the keyed items, with the
 /// Secret Service's semantics. An item's ``AttributeItem/id`` is its

@@ -1,3 +1,5 @@
+import KeychainKitBus
+import KeychainKitSystem
 import CKeychainKitCrypto
 
 #if canImport(Glibc)

@@ -1,3 +1,5 @@
+import KeychainKitBus
+
 /// What the Secret Service's change signals mean to a connection's
 /// ``ItemPathCache``.
 enum ChangeSignals {

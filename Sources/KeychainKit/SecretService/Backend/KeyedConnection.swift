@@ -1,3 +1,5 @@
+import KeychainKitBus
+
 /// A Secret Service backend's connection: the protocol client, and what
 /// searches found for keys (``ItemPathCache``), kept current by the
 /// service's change signals. Not thread-safe: its owner serialises every

@@ -1,3 +1,5 @@
+import KeychainKitSystem
+
 /// The writes a Secret Service interface is making or has just made, so
 /// that its keychain's watcher of changes made elsewhere does not report
 /// them (the keychain reports its own writes itself).

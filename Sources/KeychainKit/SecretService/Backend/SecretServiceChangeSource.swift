@@ -1,3 +1,5 @@
+import KeychainKitBus
+import KeychainKitSystem
 #if canImport(Glibc)
 import Glibc
 #endif

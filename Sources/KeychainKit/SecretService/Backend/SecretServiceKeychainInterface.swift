@@ -1,3 +1,5 @@
+import KeychainKitBus
+
 /// The reference's name for the platform backend.
 public typealias SystemKeychainInterface = SecretServiceKeychainInterface
 

@@ -1,3 +1,4 @@
+import KeychainKitSystem
 import CKeychainKitCrypto
 
 /// How gnome-keyring shows a locked item of a keyring it loaded from disk

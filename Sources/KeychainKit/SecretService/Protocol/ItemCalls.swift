@@ -1,3 +1,5 @@
+import KeychainKitBus
+
 /// The Secret Service calls that create items and read, replace or delete
 /// their secrets, each checking what the service answered.
 extension SecretServiceClient {

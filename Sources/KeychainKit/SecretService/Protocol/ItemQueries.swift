@@ -1,3 +1,5 @@
+import KeychainKitBus
+
 /// The Secret Service calls that need no transfer session: searches and
 /// items' properties, for the backend and the watcher of changes made
 /// elsewhere alike.

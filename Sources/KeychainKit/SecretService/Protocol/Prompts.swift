@@ -1,3 +1,5 @@
+import KeychainKitBus
+
 /// The service's prompts: confirmations completed, unlocks asked for when
 /// the policy allows, and no wait without a bound.
 extension SecretServiceClient {

@@ -1,3 +1,5 @@
+import KeychainKitBus
+
 /// The Secret Service protocol client: every call to the service goes
 /// through it (its extensions: ``ItemQueries``, ``ItemCalls``, ``Prompts``,
 /// ``VerifiedSearch``), and it is the one place that classifies the

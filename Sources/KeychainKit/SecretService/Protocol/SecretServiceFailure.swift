@@ -1,3 +1,4 @@
+import KeychainKitBus
 #if canImport(Glibc)
 import Glibc
 #endif

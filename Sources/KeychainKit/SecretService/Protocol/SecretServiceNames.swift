@@ -1,3 +1,5 @@
+import KeychainKitBus
+
 /// The names of the Secret Service protocol and of the bus that carries it,
 /// written once (as libsecret's `secret-private.h` does). See the
 /// freedesktop Secret Service API specification.
@@ -106,58 +108,12 @@ enum SecretServiceNames {
         static let notSupported = "org.freedesktop.DBus.Error.NotSupported"
     }
 
-    /// Error names of the bus daemon and of D-Bus peers in general.
-    enum BusError {
-        static let unknownObject = "org.freedesktop.DBus.Error.UnknownObject"
-        static let unknownMethod = "org.freedesktop.DBus.Error.UnknownMethod"
-        static let unknownInterface = "org.freedesktop.DBus.Error.UnknownInterface"
-        static let accessDenied = "org.freedesktop.DBus.Error.AccessDenied"
-        static let authFailed = "org.freedesktop.DBus.Error.AuthFailed"
-        static let disconnected = "org.freedesktop.DBus.Error.Disconnected"
-        static let serviceUnknown = "org.freedesktop.DBus.Error.ServiceUnknown"
-        static let nameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner"
-        /// The bus daemon's, when the callee left the bus without answering;
-        /// also sd-bus's own, with ``timedOutMessage``, when a call's time is up.
-        static let noReply = "org.freedesktop.DBus.Error.NoReply"
-        /// The message sd-bus gives its own ``noReply`` at a call's timeout.
-        static let timedOutMessage = "Method call timed out"
-        static let noServer = "org.freedesktop.DBus.Error.NoServer"
-        static let timeout = "org.freedesktop.DBus.Error.Timeout"
-        static let timedOut = "org.freedesktop.DBus.Error.TimedOut"
-        /// The prefix of the bus daemon's failures to activate a service.
-        static let spawnPrefix = "org.freedesktop.DBus.Error.Spawn."
-        /// The names sd-bus gives to local errnos (see
-        /// sd_bus_error_set_errno): failures of ours, not the peer's.
-        static let localErrnoNames: Set<String> = [
-            "org.freedesktop.DBus.Error.NoMemory", "org.freedesktop.DBus.Error.InvalidArgs",
-            "org.freedesktop.DBus.Error.FileNotFound", "org.freedesktop.DBus.Error.FileExists",
-            "org.freedesktop.DBus.Error.IOError", "org.freedesktop.DBus.Error.BadAddress",
-            "org.freedesktop.DBus.Error.LimitsExceeded", "org.freedesktop.DBus.Error.AddressInUse",
-            "org.freedesktop.DBus.Error.InconsistentMessage",
-        ]
-    }
-
-    /// The message bus itself.
-    enum Bus {
-        static let name = "org.freedesktop.DBus"
-        static let path = "/org/freedesktop/DBus"
-        static let interface = "org.freedesktop.DBus"
-        static let getID = "GetId"
-        static let getNameOwner = "GetNameOwner"
-        static let nameOwnerChanged = "NameOwnerChanged"
-    }
-
-    enum Introspectable {
-        static let interface = "org.freedesktop.DBus.Introspectable"
-        static let introspect = "Introspect"
-    }
-
-    enum Properties {
-        static let interface = "org.freedesktop.DBus.Properties"
-        static let get = "Get"
-        static let getAll = "GetAll"
-        static let set = "Set"
-    }
+    /// The bus's own names (``BusNames``): the bus daemon, its errors and
+    /// the standard interfaces.
+    typealias BusError = BusNames.BusError
+    typealias Bus = BusNames.Bus
+    typealias Introspectable = BusNames.Introspectable
+    typealias Properties = BusNames.Properties
 
     /// The rules of ``changeMatchRules`` and KeychainKit's own
     /// ``Changes/secretChanged``: what a watcher of changes made elsewhere hears.

@@ -1,3 +1,5 @@
+import KeychainKitBus
+
 /// A message of the Secret Service protocol: a ``BusMessage`` whose every
 /// write and read reports its failures as the protocol client classifies
 /// them (``SecretServiceFailure``). With the ``BusConnection`` forms below,

@@ -1,3 +1,5 @@
+import KeychainKitBus
+
 /// What a signal about the Secret Service says, read from the message only
 /// once its sender may send it (``SignalSenders``): the service's
 /// `Service` and `Collection` signals from its current owner,

@@ -1,3 +1,4 @@
+import KeychainKitBus
 import CKeychainKitCrypto
 
 /// A Secret Service transfer session: how secrets cross the bus.

@@ -10,7 +10,7 @@
 /// element each of the few they can name). Bounded: past `capacity`
 /// pending elements, they collapse into one `overflow` element (for example
 /// "anything may have changed").
-final class SignalQueue<Element: Equatable>: BusSignalReceiver {
+package final class SignalQueue<Element: Equatable>: BusSignalReceiver {
 
     private let capacity: Int
     private let overflow: Element
@@ -18,7 +18,7 @@ final class SignalQueue<Element: Equatable>: BusSignalReceiver {
     private let collapsible: (Element) -> Bool
     private var pending: [Element] = []
 
-    init(
+    package init(
         capacity: Int, overflow: Element, collapsible: @escaping (Element) -> Bool = { _ in false },
         element: @escaping (ReceivedSignal) -> Element?
     ) {
@@ -35,7 +35,7 @@ final class SignalQueue<Element: Equatable>: BusSignalReceiver {
     /// forever in the Swift 6.3 runtime's once_slow (swift_getWitnessTable:
     /// seen twice, once under AddressSanitizer and once against the fake
     /// as oo7).
-    func receive(_ signal: ReceivedSignal) {
+    package func receive(_ signal: ReceivedSignal) {
         guard let element = element(signal) else { return }
         let count = pending.count
         if count > 0 && pending[count - 1] == element { return }
@@ -54,7 +54,7 @@ final class SignalQueue<Element: Equatable>: BusSignalReceiver {
     }
 
     /// The elements received since the last call.
-    func take() -> [Element] {
+    package func take() -> [Element] {
         defer { pending.removeAll(keepingCapacity: true) }
         return pending
     }

@@ -1,4 +1,5 @@
 import CSDBus
+import KeychainKitSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -18,17 +19,17 @@ import Glibc
 /// that call's reply: after any call, handling what is pending accounts for
 /// every change announced before the call; ``synchronize()`` is the
 /// cheapest such call.
-final class BusConnection {
+package final class BusConnection {
 
     private let bus: OpaquePointer
 
     /// The sd-bus connection, for extensions that drive it directly.
-    var raw: OpaquePointer { bus }
+    package var raw: OpaquePointer { bus }
 
     /// The process that opened the connection. sd-bus refuses to use a
     /// connection in another process (`-ECHILD`): a fork()ed child drops it
     /// and opens its own.
-    let ownerPID: pid_t
+    package let ownerPID: pid_t
 
     /// The connection's socket, recorded at open: sd-bus refuses to say it
     /// in a fork()ed child, which must close its copy.
@@ -36,7 +37,7 @@ final class BusConnection {
     private var socketIdentity: FileIdentity?
 
     /// The bound on each call, in microseconds.
-    let timeoutMicroseconds: UInt64
+    package let timeoutMicroseconds: UInt64
 
     fileprivate let receiver: BusSignalReceiver
 
@@ -56,12 +57,12 @@ final class BusConnection {
 
     /// Whether the calling process opened this connection (it is not a
     /// fork()ed child's inheritance).
-    var belongsToThisProcess: Bool { getpid() == ownerPID }
+    package var belongsToThisProcess: Bool { getpid() == ownerPID }
 
     /// In a fork()ed child: closes the child's copy of the socket, so the
     /// parent's connection ends when the parent closes it, and leaves the
     /// rest alone. The connection must not be used or released afterwards.
-    func abandon() {
+    package func abandon() {
         socketIdentity?.closeIfStill(socket)  // unless the child reused the number
         socket = -1
     }
@@ -72,7 +73,7 @@ final class BusConnection {
     /// `rules`, all within `timeoutMicroseconds`. `passingFileDescriptors`:
     /// whether messages may carry file descriptors (to send one: the
     /// Secret portal's); without, the bus daemon passes us none.
-    static func open(
+    package static func open(
         address: String?, timeoutMicroseconds: UInt64, subscribing rules: [String], to receiver: BusSignalReceiver,
         passingFileDescriptors: Bool = false
     ) throws(BusFailure) -> BusConnection {
@@ -115,7 +116,7 @@ final class BusConnection {
     // MARK: Calls
 
     /// A new method call to `member` of `interface` at `path` of `destination`.
-    func methodCall(
+    package func methodCall(
         _ destination: String, _ path: String, _ interface: String, _ member: String
     ) throws(BusFailure) -> BusMessage {
         var message: OpaquePointer?
@@ -134,7 +135,7 @@ final class BusConnection {
 
     /// Starts an operation that may take at most `microseconds` in all,
     /// however many calls it makes.
-    func beginOperation(lasting microseconds: UInt64) {
+    package func beginOperation(lasting microseconds: UInt64) {
         operationMicroseconds = microseconds
         operationDeadline = Deadline(after: microseconds)
     }
@@ -142,7 +143,7 @@ final class BusConnection {
     /// Gives the operation in progress `microseconds` more (after waiting
     /// on a person, or for a listing of many items), and at least that much
     /// from now.
-    func extendOperation(by microseconds: UInt64) {
+    package func extendOperation(by microseconds: UInt64) {
         guard let deadline = operationDeadline else { return }
         let (total, overflow) = operationMicroseconds.addingReportingOverflow(microseconds)
         operationMicroseconds = overflow ? .max : total
@@ -156,13 +157,13 @@ final class BusConnection {
     /// to the receiver, which keeps a bounded summary), never queued whole:
     /// a peer flooding us with signals during a call costs time, not
     /// memory, and the deadline is checked after each one.
-    func call(_ message: BusMessage) throws(BusFailure) -> BusMessage {
+    package func call(_ message: BusMessage) throws(BusFailure) -> BusMessage {
         try reply(to: try send(call: message)).get()
     }
 
     /// How long a call sent now may wait: the timeout, and never past the
     /// operation's deadline (throws for `message` when that has passed).
-    func callLimit(for message: BusMessage) throws(BusFailure) -> UInt64 {
+    package func callLimit(for message: BusMessage) throws(BusFailure) -> UInt64 {
         guard let operationDeadline else { return timeoutMicroseconds }
         guard let left = operationDeadline.remaining else { throw timedOut(message, operation: true) }
         return min(timeoutMicroseconds, left)
@@ -171,10 +172,10 @@ final class BusConnection {
     /// `reply` to `message`, or the failure it carries: the service's
     /// error, or sd-bus's own timeout of a call allowed `limit`
     /// microseconds.
-    func checked(_ reply: BusMessage, to message: BusMessage, limit: UInt64) -> Result<BusMessage, BusFailure> {
+    package func checked(_ reply: BusMessage, to message: BusMessage, limit: UInt64) -> Result<BusMessage, BusFailure> {
         guard let error = sd_bus_message_get_error(reply.raw) else { return .success(reply) }
-        if sd_bus_error_has_name(error, SecretServiceNames.BusError.noReply) > 0,
-           error.pointee.message.map({ String(cString: $0) }) == SecretServiceNames.BusError.timedOutMessage {
+        if sd_bus_error_has_name(error, BusNames.BusError.noReply) > 0,
+           error.pointee.message.map({ String(cString: $0) }) == BusNames.BusError.timedOutMessage {
             // sd-bus's own timer: the call's time is up. (The bus
             // daemon's NoReply, the callee left the bus, is classified.)
             return .failure(timedOut(message, operation: limit < timeoutMicroseconds))
@@ -187,7 +188,7 @@ final class BusConnection {
 
     /// The failure of a call that got no answer in time, naming the call,
     /// whom it went to and how long it waited.
-    func timedOut(_ message: BusMessage, operation: Bool) -> BusFailure {
+    package func timedOut(_ message: BusMessage, operation: Bool) -> BusFailure {
         let member = message.member ?? "a call"
         let destination = message.destination ?? "the bus"
         let waited = operation
@@ -201,7 +202,7 @@ final class BusConnection {
 
     /// A new method call to `member` of `interface` at `path` of
     /// `destination` that must not start a service by D-Bus activation.
-    func serviceCall(
+    package func serviceCall(
         _ destination: String, _ path: String, _ interface: String, _ member: String
     ) throws(BusFailure) -> BusMessage {
         let message = try methodCall(destination, path, interface, member)
@@ -211,24 +212,24 @@ final class BusConnection {
 
     /// The unique name of the process that owns the bus name `name`;
     /// `nil` when none does.
-    func owner(of name: String) throws(BusFailure) -> String? {
-        let bus = SecretServiceNames.Bus.self
+    package func owner(of name: String) throws(BusFailure) -> String? {
+        let bus = BusNames.Bus.self
         let request = try methodCall(bus.name, bus.path, bus.interface, bus.getNameOwner)
         try request.append(name)
         do throws(BusFailure) {
             return try call(request).readString()
-        } catch let failure where failure.name == SecretServiceNames.BusError.nameHasNoOwner {
+        } catch let failure where failure.name == BusNames.BusError.nameHasNoOwner {
             return nil
         }
     }
 
     /// Sends `message` (a signal) without waiting for anything.
-    func send(_ message: BusMessage) throws(BusFailure) {
+    package func send(_ message: BusMessage) throws(BusFailure) {
         try BusFailure.check(sd_bus_send(bus, message.raw, nil), "sending a signal")
     }
 
     /// A new signal `member` of `interface`, sent from `path`.
-    func signal(_ path: String, _ interface: String, _ member: String) throws(BusFailure) -> BusMessage {
+    package func signal(_ path: String, _ interface: String, _ member: String) throws(BusFailure) -> BusMessage {
         var message: OpaquePointer?
         let result = sd_bus_message_new_signal(bus, &message, path, interface, member)
         guard result >= 0, let message else { throw BusFailure.system(-result, "creating a D-Bus signal") }
@@ -236,7 +237,7 @@ final class BusConnection {
     }
 
     /// The connection's unique name on the bus (":1.42").
-    var uniqueName: String? {
+    package var uniqueName: String? {
         var name: UnsafePointer<CChar>?
         guard sd_bus_get_unique_name(bus, &name) >= 0, let name else { return nil }
         return String(cString: name)
@@ -244,7 +245,7 @@ final class BusConnection {
 
     /// Waits until the connection has something to handle, `wake` is
     /// readable, or `limit` microseconds pass; handles nothing.
-    func wait(orReadable wake: Int32, atMost limit: UInt64) {
+    package func wait(orReadable wake: Int32, atMost limit: UInt64) {
         var timeout: UInt64 = 0
         var milliseconds = Int32(min(limit / 1000, 60_000))
         if sd_bus_get_timeout(bus, &timeout) >= 0 && timeout != UInt64.max {
@@ -264,8 +265,8 @@ final class BusConnection {
     /// trip to the bus daemon, then ``handlePendingSignals()``; `false` when
     /// that stopped short.
     @discardableResult
-    func synchronize() throws(BusFailure) -> Bool {
-        let names = SecretServiceNames.Bus.self
+    package func synchronize() throws(BusFailure) -> Bool {
+        let names = BusNames.Bus.self
         _ = try call(try methodCall(names.name, names.path, names.interface, names.getID))
         return try handlePendingSignals()
     }
@@ -274,7 +275,7 @@ final class BusConnection {
     /// `done()` holds (then `true`) or `deadline` passes (`false`). The
     /// deadline is checked after every message, so a peer that keeps
     /// sending cannot hold the caller past it.
-    func process(
+    package func process(
         until deadline: Deadline, _ done: () throws(BusFailure) -> Bool
     ) throws(BusFailure) -> Bool {
         while true {
@@ -290,14 +291,14 @@ final class BusConnection {
     }
 
     /// Messages ``handlePendingSignals()`` handles at most in one call.
-    static let pendingLimit = 4096
+    package static let pendingLimit = 4096
 
     /// Handles every message already received or waiting on the socket,
     /// without blocking (signals go to the receiver), and returns `true`.
     /// Past ``pendingLimit`` messages (a peer keeps sending) it stops and
     /// returns `false`: the rest stays queued, unread, for the next call.
     @discardableResult
-    func handlePendingSignals() throws(BusFailure) -> Bool {
+    package func handlePendingSignals() throws(BusFailure) -> Bool {
         for _ in 0..<Self.pendingLimit {
             let result = sd_bus_process(bus, nil)
             if result == 0 { return true }
@@ -325,7 +326,7 @@ final class BusConnection {
 }
 
 /// Receives the signals a ``BusConnection`` subscribed to.
-protocol BusSignalReceiver: AnyObject {
+package protocol BusSignalReceiver: AnyObject {
     /// Called with each signal (borrowed for the call), in order.
     func receive(_ signal: ReceivedSignal)
 }

@@ -3,23 +3,23 @@ import Glibc
 #endif
 
 /// A point on the monotonic clock, a bound for waits.
-struct Deadline {
+package struct Deadline {
 
     private let microseconds: UInt64
 
     /// The deadline `duration` microseconds from now.
-    init(after duration: UInt64) {
+    package init(after duration: UInt64) {
         microseconds = Self.now() &+ duration
     }
 
     /// The earlier of `a` and `b`.
-    static func earlier(_ a: Deadline, _ b: Deadline) -> Deadline {
+    package static func earlier(_ a: Deadline, _ b: Deadline) -> Deadline {
         a.microseconds <= b.microseconds ? a : b
     }
 
     /// This deadline, `duration` microseconds later (the latest there can be
     /// when that overflows).
-    func extended(by duration: UInt64) -> Deadline {
+    package func extended(by duration: UInt64) -> Deadline {
         let (later, overflow) = microseconds.addingReportingOverflow(duration)
         return Deadline(at: overflow ? .max : later)
     }
@@ -29,12 +29,12 @@ struct Deadline {
     }
 
     /// The later of `a` and `b`.
-    static func later(_ a: Deadline, _ b: Deadline) -> Deadline {
+    package static func later(_ a: Deadline, _ b: Deadline) -> Deadline {
         a.microseconds >= b.microseconds ? a : b
     }
 
     /// Microseconds until the deadline, or `nil` once it has passed.
-    var remaining: UInt64? {
+    package var remaining: UInt64? {
         let now = Self.now()
         return now < microseconds ? microseconds - now : nil
     }

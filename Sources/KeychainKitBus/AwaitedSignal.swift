@@ -1,4 +1,5 @@
 import CSDBus
+import KeychainKitSystem
 
 extension BusConnection {
 
@@ -7,7 +8,7 @@ extension BusConnection {
     /// time. The match is installed before the call is sent, so a signal
     /// the callee emits at once is never missed. Other signals handled
     /// meanwhile go to the connection's receiver as usual.
-    func call(
+    package func call(
         _ message: BusMessage, thenAwait rule: String, atMost limit: UInt64
     ) throws(BusFailure) -> BusMessage? {
         let awaited = AwaitedMessage()

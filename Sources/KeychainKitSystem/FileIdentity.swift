@@ -6,13 +6,13 @@ import Glibc
 /// that a fork()ed child closes a descriptor it inherited only while the
 /// number still refers to that file — not to one the child opened after
 /// closing it (as daemonizing children do).
-struct FileIdentity: Equatable {
+package struct FileIdentity: Equatable {
 
     private let device: UInt
     private let inode: UInt
 
     /// The identity of what `fd` refers to now; `nil` when it is not open.
-    init?(of fd: Int32) {
+    package init?(of fd: Int32) {
         var status = stat()
         guard fd >= 0, fstat(fd, &status) == 0 else { return nil }
         device = UInt(status.st_dev)
@@ -20,7 +20,7 @@ struct FileIdentity: Equatable {
     }
 
     /// Closes `fd` when it still refers to this file.
-    func closeIfStill(_ fd: Int32) {
+    package func closeIfStill(_ fd: Int32) {
         if FileIdentity(of: fd) == self { _ = close(fd) }
     }
 }

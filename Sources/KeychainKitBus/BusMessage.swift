@@ -8,12 +8,12 @@ import Glibc
 /// and reading D-Bus values the Secret Service needs. Writing and reading
 /// follow the message's cursor, as sd-bus does; each step checks sd-bus's
 /// result and throws on a malformed or unexpected message.
-final class BusMessage {
+package final class BusMessage {
 
-    let raw: OpaquePointer
+    package let raw: OpaquePointer
 
     /// Takes over one reference.
-    init(owning raw: OpaquePointer) {
+    package init(owning raw: OpaquePointer) {
         self.raw = raw
     }
 
@@ -23,32 +23,32 @@ final class BusMessage {
 
     /// Marks the message as carrying a secret: sd-bus erases its memory
     /// when it is released.
-    func markSensitive() {
+    package func markSensitive() {
         _ = sd_bus_message_sensitive(raw)
     }
 
     // MARK: Writing
 
     /// Appends a string (`s`) or object path (`o`).
-    func append(_ string: String, as type: Character = "s") throws(BusFailure) {
+    package func append(_ string: String, as type: Character = "s") throws(BusFailure) {
         try check(string.withCString { sd_bus_message_append_basic(raw, Self.code(type), $0) })
     }
 
     /// Appends a boolean (`b`).
-    func append(_ value: Bool) throws(BusFailure) {
+    package func append(_ value: Bool) throws(BusFailure) {
         var flag: Int32 = value ? 1 : 0
         try check(sd_bus_message_append_basic(raw, Self.code("b"), &flag))
     }
 
     /// Appends a file descriptor (`h`): the message carries a duplicate of
     /// it, so the caller may close its own at once.
-    func append(fileDescriptor fd: Int32) throws(BusFailure) {
+    package func append(fileDescriptor fd: Int32) throws(BusFailure) {
         var descriptor = fd
         try check(sd_bus_message_append_basic(raw, Self.code("h"), &descriptor))
     }
 
     /// Appends a dictionary of string variants (`a{sv}`, each value `s`).
-    func append(stringVariants entries: [(key: String, value: String)]) throws(BusFailure) {
+    package func append(stringVariants entries: [(key: String, value: String)]) throws(BusFailure) {
         try openContainer("a", "{sv}")
         for (key, value) in entries {
             try openContainer("e", "sv")
@@ -62,14 +62,14 @@ final class BusMessage {
     }
 
     /// Appends an array of object paths (`ao`).
-    func append(objectPaths paths: [String]) throws(BusFailure) {
+    package func append(objectPaths paths: [String]) throws(BusFailure) {
         try openContainer("a", "o")
         for path in paths { try append(path, as: "o") }
         try closeContainer()
     }
 
     /// Appends a byte array (`ay`) of `bytes`.
-    func append(bytes: [UInt8]) throws(BusFailure) {
+    package func append(bytes: [UInt8]) throws(BusFailure) {
         let result = bytes.withUnsafeBytes { buffer in
             sd_bus_message_append_array(raw, Self.code("y"), buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, buffer.count)
         }
@@ -77,7 +77,7 @@ final class BusMessage {
     }
 
     /// Appends a string dictionary (`a{ss}`), entries in the given order.
-    func append<Entries: Sequence<(key: String, value: String)>>(dictionary entries: Entries) throws(BusFailure) {
+    package func append<Entries: Sequence<(key: String, value: String)>>(dictionary entries: Entries) throws(BusFailure) {
         try openContainer("a", "{ss}")
         for (key, value) in entries {
             try openContainer("e", "ss")
@@ -90,19 +90,19 @@ final class BusMessage {
 
     /// Opens a container of `type` (`a`, `r`, `e`, `v`) holding `contents`;
     /// the values appended next are its elements, until ``closeContainer()``.
-    func openContainer(_ type: Character, _ contents: String) throws(BusFailure) {
+    package func openContainer(_ type: Character, _ contents: String) throws(BusFailure) {
         try check(contents.withCString { sd_bus_message_open_container(raw, Self.code(type), $0) })
     }
 
     /// Closes the container opened last.
-    func closeContainer() throws(BusFailure) {
+    package func closeContainer() throws(BusFailure) {
         try check(sd_bus_message_close_container(raw))
     }
 
     // MARK: Reading
 
     /// Reads a string (`s`) or object path (`o`).
-    func readString(as type: Character = "s") throws(BusFailure) -> String {
+    package func readString(as type: Character = "s") throws(BusFailure) -> String {
         var pointer: UnsafePointer<CChar>?
         let result = sd_bus_message_read_basic(raw, Self.code(type), &pointer)
         guard result > 0, let pointer else { throw Self.malformed }
@@ -110,28 +110,28 @@ final class BusMessage {
     }
 
     /// Reads a boolean (`b`).
-    func readBool() throws(BusFailure) -> Bool {
+    package func readBool() throws(BusFailure) -> Bool {
         var value: Int32 = 0
         guard sd_bus_message_read_basic(raw, Self.code("b"), &value) > 0 else { throw Self.malformed }
         return value != 0
     }
 
     /// Reads an unsigned 32-bit integer (`u`).
-    func readUInt32() throws(BusFailure) -> UInt32 {
+    package func readUInt32() throws(BusFailure) -> UInt32 {
         var value: UInt32 = 0
         guard sd_bus_message_read_basic(raw, Self.code("u"), &value) > 0 else { throw Self.malformed }
         return value
     }
 
     /// Reads an unsigned 64-bit integer (`t`).
-    func readUInt64() throws(BusFailure) -> UInt64 {
+    package func readUInt64() throws(BusFailure) -> UInt64 {
         var value: UInt64 = 0
         guard sd_bus_message_read_basic(raw, Self.code("t"), &value) > 0 else { throw Self.malformed }
         return value
     }
 
     /// Reads an array of object paths (`ao`).
-    func readObjectPaths() throws(BusFailure) -> [String] {
+    package func readObjectPaths() throws(BusFailure) -> [String] {
         var paths: [String] = []
         try enterContainer("a", "o")
         while true {
@@ -147,7 +147,7 @@ final class BusMessage {
 
     /// Reads a byte array (`ay`): its bytes, which live in the message and
     /// stay valid while it does.
-    func readByteArray() throws(BusFailure) -> UnsafeRawBufferPointer {
+    package func readByteArray() throws(BusFailure) -> UnsafeRawBufferPointer {
         var pointer: UnsafeRawPointer?
         var size = 0
         guard sd_bus_message_read_array(raw, Self.code("y"), &pointer, &size) > 0 else { throw Self.malformed }
@@ -155,7 +155,7 @@ final class BusMessage {
     }
 
     /// Reads a string dictionary (`a{ss}`).
-    func readDictionary() throws(BusFailure) -> [String: String] {
+    package func readDictionary() throws(BusFailure) -> [String: String] {
         var dictionary: [String: String] = [:]
         try enterContainer("a", "{ss}")
         while try enterElement("e", "ss") {
@@ -169,39 +169,39 @@ final class BusMessage {
 
     /// Enters a container of `type` holding `contents`, which must come
     /// next; its values are read until ``exitContainer()``.
-    func enterContainer(_ type: Character, _ contents: String) throws(BusFailure) {
+    package func enterContainer(_ type: Character, _ contents: String) throws(BusFailure) {
         guard try enterElement(type, contents) else { throw Self.malformed }
     }
 
     /// Enters the next element of an array, a container of `type` holding
     /// `contents`; `false` at the end of the array.
-    func enterElement(_ type: Character, _ contents: String) throws(BusFailure) -> Bool {
+    package func enterElement(_ type: Character, _ contents: String) throws(BusFailure) -> Bool {
         let entered = contents.withCString { sd_bus_message_enter_container(raw, Self.code(type), $0) }
         if entered < 0 { throw Self.malformed }
         return entered > 0
     }
 
     /// Leaves the container entered last.
-    func exitContainer() throws(BusFailure) {
+    package func exitContainer() throws(BusFailure) {
         try check(sd_bus_message_exit_container(raw))
     }
 
     /// Skips values of the given signature (e.g. `"o"`).
-    func skip(_ types: String) throws(BusFailure) {
+    package func skip(_ types: String) throws(BusFailure) {
         try check(types.withCString { sd_bus_message_skip(raw, $0) })
     }
 
     // MARK: Header
 
     /// The message's member (method or signal name), if any.
-    var member: String? { sd_bus_message_get_member(raw).map { String(cString: $0) } }
+    package var member: String? { sd_bus_message_get_member(raw).map { String(cString: $0) } }
 
     /// The unique bus name of the connection that sent the message, as the
     /// bus daemon stamped it.
-    var sender: String? { sd_bus_message_get_sender(raw).map { String(cString: $0) } }
+    package var sender: String? { sd_bus_message_get_sender(raw).map { String(cString: $0) } }
 
     /// The destination the message is addressed to, if any.
-    var destination: String? { sd_bus_message_get_destination(raw).map { String(cString: $0) } }
+    package var destination: String? { sd_bus_message_get_destination(raw).map { String(cString: $0) } }
 
     // MARK: Helpers
 

@@ -1,16 +1,17 @@
 import CSDBus
+import KeychainKitSystem
 
 /// A method call sent and not answered yet (``BusConnection/send(call:)``):
 /// its reply is awaited later (``BusConnection/reply(to:)``), so that other
 /// calls, or work of the caller's own, overlap the wait.
-final class PendingCall {
+package final class PendingCall {
 
     /// The call.
-    let message: BusMessage
+    package let message: BusMessage
 
     /// How long it may wait, in microseconds, and until when.
-    let limit: UInt64
-    let deadline: Deadline
+    package let limit: UInt64
+    package let deadline: Deadline
 
     fileprivate let awaited = AwaitedMessage()
     fileprivate var slot: OpaquePointer?
@@ -30,7 +31,7 @@ extension BusConnection {
 
     /// Sends `message` without waiting for its reply, which may take at
     /// most the timeout, and never past the operation's deadline.
-    func send(call message: BusMessage) throws(BusFailure) -> PendingCall {
+    package func send(call message: BusMessage) throws(BusFailure) -> PendingCall {
         let call = PendingCall(message: message, limit: try callLimit(for: message))
         try BusFailure.check(
             sd_bus_call_async(
@@ -43,7 +44,7 @@ extension BusConnection {
     /// The reply to `call`, or the failure it carries (see
     /// ``call(_:)-(BusMessage)``), handling other messages as they come;
     /// throws when none came within the call's limit.
-    func reply(to call: PendingCall) throws(BusFailure) -> Result<BusMessage, BusFailure> {
+    package func reply(to call: PendingCall) throws(BusFailure) -> Result<BusMessage, BusFailure> {
         guard try process(until: call.deadline, { call.awaited.message != nil }), let reply = call.awaited.message else {
             throw timedOut(call.message, operation: call.limit < timeoutMicroseconds)
         }
@@ -53,7 +54,7 @@ extension BusConnection {
     /// The most calls ``calls(_:)`` keeps unanswered at once: well under
     /// the pending replies a bus daemon allows one connection (dbus-daemon's
     /// session bus: thousands; its system bus: 128).
-    static let callsInFlight = 64
+    package static let callsInFlight = 64
 
     /// Sends `messages` without waiting for each reply before the next (at
     /// most ``callsInFlight`` unanswered at a time) and returns their
@@ -61,7 +62,7 @@ extension BusConnection {
     /// instead of one each. Each reply is the answer or the failure it
     /// carries (see ``call(_:)-(BusMessage)``); a call that got no answer
     /// within its limit, or the operation's deadline, throws for all.
-    func calls(_ messages: [BusMessage]) throws(BusFailure) -> [Result<BusMessage, BusFailure>] {
+    package func calls(_ messages: [BusMessage]) throws(BusFailure) -> [Result<BusMessage, BusFailure>] {
         var replies: [Result<BusMessage, BusFailure>] = []
         replies.reserveCapacity(messages.count)
         var sent: [PendingCall] = []

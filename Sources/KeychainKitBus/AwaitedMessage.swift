@@ -1,14 +1,15 @@
 import CSDBus
+import KeychainKitSystem
 
 /// The first message an sd-bus callback was given: the reply to a call, or
 /// the first signal that matched an awaited rule.
-final class AwaitedMessage {
-    var message: BusMessage?
+package final class AwaitedMessage {
+    package var message: BusMessage?
 }
 
 /// Keeps the first message given to it in the ``AwaitedMessage`` of
 /// `userdata` (an sd-bus reply or match callback).
-func keepFirstMessage(
+package func keepFirstMessage(
     _ message: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ error: UnsafeMutablePointer<sd_bus_error>?
 ) -> Int32 {
     guard let message, let userdata else { return 0 }

@@ -6,11 +6,11 @@ import Glibc
 /// it: an errno, the D-Bus error name and message when there is one, and
 /// what the layer was doing. It judges nothing: what a failure means for
 /// the keychain (absent, locked, unavailable, a server fault) is decided
-/// once, by the protocol client (``SecretServiceFailure/init(_:)``).
-struct BusFailure: Error {
+/// once, by the protocol client (`SecretServiceFailure.init(_:)`).
+package struct BusFailure: Error {
 
     /// What kind of failure this is.
-    enum Kind: Equatable {
+    package enum Kind: Equatable {
         /// sd-bus or the kernel failed with ``code``.
         case system
         /// The peer answered the call with the D-Bus error ``name``
@@ -25,25 +25,25 @@ struct BusFailure: Error {
         case noBus
     }
 
-    let kind: Kind
+    package let kind: Kind
 
     /// The errno (positive) that sd-bus or the kernel gave, or that stands
     /// for the failure (`ETIMEDOUT` for no answer, `EBADMSG` for a
     /// malformed message).
-    let code: Int32
+    package let code: Int32
 
     /// The D-Bus error name, for a ``Kind/remote`` failure.
-    let name: String?
+    package let name: String?
 
     /// What happened, in words: the peer's error message for a
     /// ``Kind/remote`` failure, else ours (naming the call that waited,
     /// for ``Kind/noAnswer(wholeOperation:)``).
-    let message: String
+    package let message: String
 
     /// What the layer was doing ("reading from the bus").
-    let operation: String
+    package let operation: String
 
-    init(_ kind: Kind, code: Int32, name: String? = nil, message: String, operation: String) {
+    package init(_ kind: Kind, code: Int32, name: String? = nil, message: String, operation: String) {
         self.kind = kind
         self.code = code
         self.name = name
@@ -52,18 +52,18 @@ struct BusFailure: Error {
     }
 
     /// sd-bus or the kernel failed with the errno `code` while doing `operation`.
-    static func system(_ code: Int32, _ operation: String) -> BusFailure {
+    package static func system(_ code: Int32, _ operation: String) -> BusFailure {
         let text = strerror(code).map { String(cString: $0) } ?? "errno \(code)"
         return BusFailure(.system, code: code, message: text, operation: operation)
     }
 
     /// Throws ``system(_:_:)`` for a negative sd-bus `result`.
-    static func check(_ result: Int32, _ operation: String) throws(BusFailure) {
+    package static func check(_ result: Int32, _ operation: String) throws(BusFailure) {
         if result < 0 { throw system(-result, operation) }
     }
 
     /// A message that is not of the type expected, found while `operation`.
-    static func malformed(_ operation: String) -> BusFailure {
+    package static func malformed(_ operation: String) -> BusFailure {
         BusFailure(.malformed, code: EBADMSG, message: "a message of an unexpected type", operation: operation)
     }
 }

@@ -13,28 +13,28 @@
 /// process wrote, so it cannot be authenticated by its sender; its readers
 /// treat it as a hint, only about items known to be observed, at most one
 /// pending per item, and verify it against the service (see
-/// ``SecretServiceChangeSource``).
+/// `SecretServiceChangeSource`).
 ///
 /// Not thread-safe: it belongs to one connection, used by the thread that
 /// drives it.
-final class SignalSenders {
+package final class SignalSenders {
 
     /// The unique bus name (":1.42") of the Secret Service process, or
     /// `nil` while it is not known: then no service signal is believed.
-    var serviceOwner: String?
+    package var serviceOwner: String?
 
-    init(serviceOwner: String? = nil) {
+    package init(serviceOwner: String? = nil) {
         self.serviceOwner = serviceOwner
     }
 
     /// Whether `signal` was sent by the Secret Service process.
-    func fromService(_ signal: ReceivedSignal) -> Bool {
+    package func fromService(_ signal: ReceivedSignal) -> Bool {
         guard let owner = serviceOwner, let sender = signal.sender else { return false }
         return sender == owner
     }
 
     /// Whether `signal` was sent by the bus daemon.
-    static func fromBus(_ signal: ReceivedSignal) -> Bool {
-        signal.sender == SecretServiceNames.Bus.name
+    package static func fromBus(_ signal: ReceivedSignal) -> Bool {
+        signal.sender == BusNames.Bus.name
     }
 }
