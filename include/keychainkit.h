@@ -375,6 +375,44 @@ KK_API kk_status kk_open_secret_service_with(const kk_secret_service_options *op
  *  Thread-safe. Since 0.7. */
 KK_API kk_status kk_transfer_encrypted(kk_keychain *kc, int *out_encrypted);
 
+/** Unlocks a collection of the Secret Service handle `kc` with its
+ *  password, without a dialog: what a terminal user needs over SSH (the
+ *  login did not unlock the keyring and no dialog can appear), and a
+ *  headless service given the password through a systemd credential.
+ *
+ *  `collection` is an alias ("default"), a collection's name ("login") or
+ *  object path; NULL is the handle's collection (options.collection,
+ *  "default" unless set). The password is the `password_len` bytes at
+ *  `password`, which this function overwrites with zeros before it
+ *  returns, whatever it returns (so pass a copy to keep it). It crosses
+ *  the bus inside the handle's transfer session (encrypted; see
+ *  kk_transfer_encrypted()), through gnome-keyring's private
+ *  UnlockWithMasterPassword, which gnome-keyring and oo7-daemon offer.
+ *  A service without it (KWallet, KeePassXC) shows its own unlock prompt
+ *  instead when the handle's kk_prompt_policy allows; a NULL `password`
+ *  (with `password_len` 0) asks for that prompt everywhere. A collection
+ *  already unlocked is left as it is (the password is not checked).
+ *
+ *  Returns KK_OK (the collection is unlocked); KK_EWRONGKEY (the service
+ *  refused the password; the collection stays locked); KK_ENOTFOUND (no
+ *  such collection); KK_ELOCKED (the service takes no password and the
+ *  prompt policy forbids its prompt, or nobody answered it; the message
+ *  names the ways out); KK_ECANCELED (its prompt was dismissed);
+ *  KK_EINVAL (kc NULL or not a Secret Service handle, collection not a
+ *  valid name: empty, not UTF-8, neither letters, digits and '_' nor an
+ *  object path; password NULL with password_len > 0); KK_EUNAVAILABLE.
+ *  Thread-safe. Since 0.8. */
+KK_API kk_status kk_unlock(kk_keychain *kc, const char *collection, void *password, size_t password_len);
+
+/** Locks a collection of the Secret Service handle `kc` (named as for
+ *  kk_unlock(); NULL: the handle's), completing the confirmation some
+ *  services ask (KeePassXC). Reads of its items then return KK_ELOCKED
+ *  until it is unlocked. Returns KK_OK; KK_ENOTFOUND (no such
+ *  collection); KK_EINVAL (kc NULL or not a Secret Service handle,
+ *  collection not a valid name, as for kk_unlock()); KK_EUNAVAILABLE.
+ *  Thread-safe. Since 0.8. */
+KK_API kk_status kk_lock(kk_keychain *kc, const char *collection);
+
 /** Opens a handle on a new, empty, process-local in-memory keychain with
  *  the same semantics as the Secret Service one. Nothing is persisted; each
  *  handle has its own items (see kk_open_memory_shared()). Returns KK_OK,

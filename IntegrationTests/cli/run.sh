@@ -276,8 +276,31 @@ if [ "${KEYCHAINKIT_TEST_SERVER:-gnome-keyring}" = gnome-keyring ]; then
     expect "loaded locked: rm exits 3" 3 "" "locked" -- "$kk" rm --service "$svc" locked
     expect "loaded locked: run runs nothing, exit 3" 3 "" "locked" -- \
         "$kk" run --service "$svc" --env T=locked -- sh -c 'echo ran'
-    control unlock
+    # Unlocked from the terminal with its password, no dialog (as over SSH).
+    input=$'not the password\n'
+    expect "unlock with a wrong password: exit 9, still locked" 9 "" "refused" -- "$kk" unlock
+    expect "unlock with a wrong password: get still exits 3" 3 "" "locked" -- "$kk" get --service "$svc" locked
+    input=""
+    expect "unlock --password-fd" 0 "" "" -- \
+        sh -c '"$1" unlock --password-fd 3 3<<EOF
+$KEYCHAINKIT_TEST_KEYRING_PASSWORD
+EOF' sh "$kk"
     expect "loaded locked, then unlocked: rm removed nothing" 0 "$marker"$'\n' "" -- "$kk" get --service "$svc" locked
+    expect "lock" 0 "" "" -- "$kk" lock login
+    expect "locked by lock: get exits 3" 3 "" "locked" -- "$kk" get --service "$svc" locked
+    # Over SSH: no DBUS_SESSION_BUS_ADDRESS, the user's bus at $XDG_RUNTIME_DIR/bus.
+    runtime="$work/runtime"; mkdir -m 700 "$runtime"
+    socket=${DBUS_SESSION_BUS_ADDRESS#unix:path=}
+    ln -s "${socket%%,*}" "$runtime/bus"
+    input="$KEYCHAINKIT_TEST_KEYRING_PASSWORD"
+    expect "unlock with DBUS_SESSION_BUS_ADDRESS unset, the bus at \$XDG_RUNTIME_DIR/bus" 0 "" "" -- \
+        env -u DBUS_SESSION_BUS_ADDRESS XDG_RUNTIME_DIR="$runtime" "$kk" unlock default
+    input=""
+    expect "unlocked by unlock: readable" 0 "$marker"$'\n' "" -- "$kk" get --service "$svc" locked
+    expect "unlock of an unlocked collection asks nothing" 0 "" "" -- "$kk" unlock
+    expect "unlock of a missing collection: exit 1" 1 "" "no collection 'nosuch'" -- "$kk" unlock nosuch
+    expect "unlock on another backend: usage" 2 "" "for the Secret Service" -- "$kk" --backend memory unlock
+    expect "unlock takes one collection: usage" 2 "" "at most one COLLECTION" -- "$kk" unlock a b
 fi
 "$kk" get --service "$svc" nonexistent-key >/dev/null 2>"$work/err"
 "$kk" frobnicate "$marker" >/dev/null 2>>"$work/err"

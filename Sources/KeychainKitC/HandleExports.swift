@@ -1,5 +1,8 @@
 import CKeychainKitSupport
 import KeychainKit
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // The header's "Handles": opening (each backend, the Secret Service with
 // options) and closing.
@@ -111,4 +114,45 @@ private func open(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ make: () -> Ke
     guard let out else { return fail(KK_EINVAL, "out is NULL") }
     out.pointee = make().toC()
     return KK_OK
+}
+
+@c @implementation
+public func kk_unlock(
+    _ kc: OpaquePointer?, _ collection: UnsafePointer<CChar>?, _ password: UnsafeMutableRawPointer?, _ passwordLength: Int
+) -> kk_status {
+    // Whatever happens, the caller's password is wiped before returning.
+    defer { if let password, passwordLength > 0 { explicit_bzero(password, passwordLength) } }
+    return status { () throws(ArgumentFailure) in
+        let secretService = try secretServiceHandle(kc, "nothing it stores is locked by a service")
+        let name = try optionalText(collection, "collection")
+        guard password != nil || passwordLength == 0 else { throw invalidArgument("the password is NULL") }
+        return keychainStatus(try handle(kc)) { () throws(KeychainError) in
+            if let password {
+                var copy = Array(UnsafeRawBufferPointer(start: password, count: passwordLength))
+                try secretService.unlock(collection: name, password: &copy)  // wipes the copy
+            } else {
+                try secretService.unlock(collection: name)
+            }
+            return KK_OK
+        }
+    }
+}
+
+@c @implementation
+public func kk_lock(_ kc: OpaquePointer?, _ collection: UnsafePointer<CChar>?) -> kk_status {
+    status { () throws(ArgumentFailure) in
+        let secretService = try secretServiceHandle(kc, "nothing it stores is locked by a service")
+        let name = try optionalText(collection, "collection")
+        return keychainStatus(try handle(kc)) { () throws(KeychainError) in
+            try secretService.lock(collection: name)
+            return KK_OK
+        }
+    }
+}
+
+/// The Secret Service backend of the handle `kc`; `why` says why another
+/// backend's handle is refused.
+private func secretServiceHandle(_ kc: OpaquePointer?, _ why: String) throws(ArgumentFailure) -> SecretServiceKeychainInterface {
+    guard let secretService = try handle(kc).secretService else { throw invalidArgument("not a Secret Service handle: \(why)") }
+    return secretService
 }

@@ -14,6 +14,8 @@ struct Commands {
     /// The keychain's items addressed by attributes (git's credentials);
     /// `nil` for the kernel keyring.
     let attributeItems: (any AttributeItemStore)?
+    /// The Secret Service, for `unlock` and `lock`; `nil` on the others.
+    let secretService: SecretServiceKeychainInterface?
 
     func run(_ command: Invocation.Command) throws(CLIFailure) {
         switch command {
@@ -55,6 +57,13 @@ struct Commands {
             try StandardStreams.writeLine("persistence: \(keychain.persistence?.rawValue ?? "unknown")")
         case let .watch(account, interval):
             try KeyWatch(keychain: keychain, key: key(account)).run(polling: interval)
+        case let .unlock(collection, passwordDescriptor):
+            try unlock(collection, passwordFrom: passwordDescriptor)
+        case let .lock(collection):
+            guard let secretService else { throw CLIFailure(.usage, "lock is for the Secret Service") }
+            try keychainCall(on: keychain, "locking \(Self.named(collection))") { () throws(KeychainError) in
+                try secretService.lock(collection: collection)
+            }
         case let .gitCredential(operation):
             guard let attributeItems else {
                 throw CLIFailure(.usage, "git-credential cannot store in the kernel keyring (its keys have no attributes)")
@@ -113,6 +122,39 @@ struct Commands {
     /// Reads the bindings' secrets together, puts each in its variable,
     /// and replaces this process with `command` (so its exit status is the
     /// command's). Nothing is run when a secret is missing or unusable.
+    /// Unlocks `collection`: nothing is asked when it is unlocked; with its
+    /// password where the service takes one (from `descriptor`, else typed
+    /// without echo on a terminal, else stdin), else with the service's own
+    /// dialog as `--prompt` allows.
+    private func unlock(_ collection: String?, passwordFrom descriptor: Int32?) throws(CLIFailure) {
+        guard let secretService else { throw CLIFailure(.usage, "unlock is for the Secret Service") }
+        let what = "unlocking \(Self.named(collection))"
+        let (locked, takesPassword) = try keychainCall(on: keychain, what) { () throws(KeychainError) in
+            (try secretService.isLocked(collection: collection), try secretService.takesPasswords())
+        }
+        guard locked else { return }
+        guard takesPassword else {
+            return try keychainCall(on: keychain, what) { () throws(KeychainError) in
+                try secretService.unlock(collection: collection)
+            }
+        }
+        var password: [UInt8]
+        if let descriptor {
+            password = try StandardStreams.readPassword(from: descriptor)
+        } else {
+            password = try StandardStreams.readSecret(prompt: "Password to unlock \(Self.named(collection)): ")
+        }
+        defer { password.wipe() }
+        try keychainCall(on: keychain, what) { () throws(KeychainError) in
+            try secretService.unlock(collection: collection, password: &password)
+        }
+    }
+
+    /// How `unlock` and `lock` name `collection` in messages.
+    private static func named(_ collection: String?) -> String {
+        collection.map { "the collection '\($0)'" } ?? "the default collection"
+    }
+
     private func runCommand(_ command: [String], with bindings: [(name: String, account: String)]) throws(CLIFailure) {
         let found = try readMany(bindings.map(\.account))
         var values: [(name: String, value: [UInt8])] = []

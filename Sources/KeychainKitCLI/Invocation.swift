@@ -18,6 +18,12 @@ struct Invocation {
         case watch(account: String, interval: Duration?)
         /// git's credential helper protocol (``GitCredentialHelper``).
         case gitCredential(operation: String)
+        /// Unlocks a collection of the Secret Service (`nil`: the one of
+        /// `--collection`) with its password, read from `passwordDescriptor`
+        /// or the terminal.
+        case unlock(collection: String?, passwordDescriptor: Int32?)
+        /// Locks a collection of the Secret Service.
+        case lock(collection: String?)
         case help
         case version
     }
@@ -52,6 +58,8 @@ struct Invocation {
     /// the default path) and `--master-fd` (else the systemd credential).
     var filePath: String?
     var masterDescriptor: Int32?
+    /// `--password-fd`: where `unlock` reads the password.
+    var passwordDescriptor: Int32?
     /// `--cache-master`: keep the master secret in the kernel after it opens the file.
     var cacheMaster = false
 
@@ -96,6 +104,15 @@ struct Invocation {
                         (/proc/PID/environ), and COMMAND's children inherit it
       watch ACCOUNT     print a line per change until interrupted, as the
                         service announces changes
+      unlock [COLLECTION]
+                        Secret Service: unlock COLLECTION (default: the one of
+                        --collection, "default") with its password, typed
+                        without echo on a terminal, else read from stdin or
+                        --password-fd: no dialog, so it works over SSH
+                        (gnome-keyring, oo7-daemon); elsewhere the service's
+                        own dialog, as --prompt allows. Exit 9: the password
+                        was refused, the collection stays locked
+      lock [COLLECTION] Secret Service: lock COLLECTION
       git-credential get|store|erase
                         git's credential helper on the Secret Service (also
                         run as git-credential-keychainkit): items shared with
@@ -134,6 +151,8 @@ struct Invocation {
                         letters, digits and _, not starting with a digit)
       --interval MS     watch: also re-read every MS milliseconds (for changes
                         no service announces: another tool's in-place update)
+      --password-fd N   unlock: read the password from descriptor N to its
+                        end (one trailing newline dropped); never an argument
       --collection C    Secret Service: put new items in collection C (an alias
                         such as "default" or "session", or an object path)
       --prompt never|allowed|automatic
@@ -182,7 +201,8 @@ struct Invocation {
       6                 canceled
       7                 other keychain error
       8                 input/output error
-      9                 file: the master secret does not open the file
+      9                 file: the master secret does not open the file;
+                        unlock: the password was refused
       10                file: no master secret
       11                file: damaged, foreign or weak keyring file
       126, 127          run: COMMAND not executable, not found (else its own)
@@ -221,6 +241,15 @@ struct Invocation {
 
     /// Whether `name` can name an environment variable portably (POSIX's
     /// portable set): letters, digits and `_`, not starting with a digit.
+    /// The descriptor number `text` gives to `option`.
+    private static func descriptor(_ text: String, for option: String) throws(CLIFailure) -> Int32 {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              let fd = Int32(text) else {
+            throw CLIFailure(.usage, "\(option) needs a file descriptor number")
+        }
+        return fd
+    }
+
     static func isEnvironmentName(_ name: Substring) -> Bool {
         guard let first = name.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }
         return name.utf8.allSatisfy { byte in
@@ -285,12 +314,9 @@ struct Invocation {
                 }
                 bindings.append((String(binding[..<equals]), String(binding[binding.index(after: equals)...])))
             case "--master-fd":
-                let text = try value(of: argument)
-                guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-                      let fd = Int32(text) else {
-                    throw CLIFailure(.usage, "--master-fd needs a file descriptor number")
-                }
-                masterDescriptor = fd
+                masterDescriptor = try Self.descriptor(try value(of: argument), for: argument)
+            case "--password-fd":
+                passwordDescriptor = try Self.descriptor(try value(of: argument), for: argument)
             case "--collection":
                 collection = try value(of: argument)
                 if let reason = SecretServiceKeychainInterface.invalidCollectionReason(collection) {
@@ -362,6 +388,16 @@ struct Invocation {
             guard !bindings.isEmpty else { throw CLIFailure(.usage, "run needs at least one --env NAME=ACCOUNT") }
             guard !operands.isEmpty else { throw CLIFailure(.usage, "run needs a COMMAND after --") }
             command = .run(bindings: bindings, command: operands)
+        case "unlock", "lock":
+            guard operands.count < 2 else { throw CLIFailure(.usage, "\(name) takes at most one COLLECTION") }
+            guard backend == .secretService else {
+                throw CLIFailure(.usage, "\(name) is for the Secret Service (--backend secret-service)")
+            }
+            if let collection = operands.first, let reason = SecretServiceKeychainInterface.invalidCollectionReason(collection) {
+                throw CLIFailure(.usage, "\(name): \(reason)")
+            }
+            command = name == "lock" ? .lock(collection: operands.first)
+                : .unlock(collection: operands.first, passwordDescriptor: passwordDescriptor)
         case "git-credential":
             guard operands.count == 1 else { throw CLIFailure(.usage, "git-credential takes one operation (get, store, erase)") }
             command = .gitCredential(operation: operands[0])

@@ -24,6 +24,18 @@ enum StandardStreams {
         return bytes
     }
 
+    /// A password from `descriptor` (`--password-fd`): read to its end, at
+    /// most 64 KiB, one trailing newline dropped; empty is refused.
+    static func readPassword(from descriptor: Int32) throws(CLIFailure) -> [UInt8] {
+        var bytes = try readAll(descriptor, atMost: 65536, what: "the password")
+        if bytes.last == UInt8(ascii: "\n") {
+            bytes.removeLast()
+            if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+        }
+        guard !bytes.isEmpty else { throw CLIFailure(.usage, "no password on descriptor \(descriptor)") }
+        return bytes
+    }
+
     private static func readWithoutEcho(prompt: String) throws(CLIFailure) -> [UInt8] {
         writeError(prompt)
         var original = termios()
@@ -69,7 +81,8 @@ enum StandardStreams {
             if complete(result) { break }
             if result.count > limit {
                 result.wipe()
-                throw CLIFailure(.usage, "\(what) on standard input is longer than \(limit >> 20) MiB")
+                let size = limit >= 1 << 20 ? "\(limit >> 20) MiB" : "\(limit) bytes"
+                throw CLIFailure(.usage, "\(what) is longer than \(size)")
             }
         }
         return result

@@ -59,12 +59,13 @@ do throws(CLIFailure) {
     }
     let keychain: any KeychainProtocol
     let attributeItems: (any AttributeItemStore)?
+    var secretService: SecretServiceKeychainInterface?
     switch invocation.backend {
     case .secretService:
         let backend = SecretServiceKeychainInterface(
             collection: invocation.collection, timeout: invocation.timeout,
             prompts: invocation.prompts, promptTimeout: invocation.promptTimeout, transfer: invocation.transfer)
-        (keychain, attributeItems) = (Keychain(interface: backend), backend)
+        (keychain, attributeItems, secretService) = (Keychain(interface: backend), backend, backend)
     case .kernel: (keychain, attributeItems) = (Keychain(interface: KernelKeyringInterface()), nil)
     case .memory:
         let backend = InMemoryKeychainInterface()
@@ -95,7 +96,7 @@ do throws(CLIFailure) {
     }
     let commands = Commands(
         keychain: keychain, backend: invocation.backend, service: invocation.service ?? Invocation.defaultService,
-        attributeItems: attributeItems)
+        attributeItems: attributeItems, secretService: secretService)
     try commands.run(invocation.command)
     exit(ExitCode.success.rawValue)
 } catch {

@@ -137,6 +137,8 @@ _PROTOTYPES: Dict[str, Tuple[Any, Sequence[Any]]] = {
     "kk_secret_service_options_init": (c_int, [POINTER(SecretServiceOptions), c_uint]),
     "kk_open_secret_service_with": (c_int, [POINTER(SecretServiceOptions), POINTER(KeychainPointer)]),
     "kk_transfer_encrypted": (c_int, [KeychainPointer, POINTER(c_int)]),
+    "kk_unlock": (c_int, [KeychainPointer, c_char_p, c_void_p, c_size_t]),
+    "kk_lock": (c_int, [KeychainPointer, c_char_p]),
     "kk_open_memory": (c_int, [POINTER(KeychainPointer)]),
     "kk_open_memory_shared": (c_int, [KeychainPointer, POINTER(KeychainPointer)]),
     "kk_open_kernel_keyring": (c_int, [POINTER(KeychainPointer)]),
@@ -198,6 +200,8 @@ kk_secret_free = library.kk_secret_free
 kk_observe = library.kk_observe
 kk_unobserve = library.kk_unobserve
 kk_transfer_encrypted = library.kk_transfer_encrypted
+kk_unlock = library.kk_unlock
+kk_lock = library.kk_lock
 kk_server_login_get = library.kk_server_login_get
 kk_server_login_set = library.kk_server_login_set
 kk_server_login_remove = library.kk_server_login_remove

@@ -513,6 +513,52 @@ class Keychain(MutableMapping[str, str]):
             raise _ffi.failure(status, "asking how secrets cross the bus")
         return bool(encrypted.value)
 
+    def unlock(self, password: Optional[Value] = None, collection: Optional[str] = None) -> None:
+        """Unlocks a collection of this Secret Service keychain with its
+        ``password`` and no dialog, as :c:func:`kk_unlock` does (see the
+        header): through gnome-keyring's private interface, which
+        gnome-keyring and oo7-daemon offer; elsewhere, or with no
+        ``password``, the service's own unlock prompt if ``prompts`` allows.
+        ``collection`` is an alias (``"default"``), a collection's name
+        (``"login"``) or object path; ``None``: this keychain's.
+
+        The password is text (sent as UTF-8) or bytes-like; a ``bytearray``
+        is overwritten with zeros before this returns (``str`` and ``bytes``
+        cannot be: Python keeps those). Raises :class:`WrongMasterKey` when
+        the service refused the password (the collection stays locked),
+        :class:`ItemNotFound` when there is no such collection,
+        :class:`InteractionNotAllowed` when no password is taken and no
+        prompt allowed, :class:`InvalidArgument` for another backend."""
+        name = None if collection is None else encode_name(collection, "collection")
+        if isinstance(password, bytearray) and password:
+            buffer = (c_ubyte * len(password)).from_buffer(password)  # the C library wipes it in place
+            length = len(password)
+        elif password is None:
+            buffer, length = None, 0
+        else:
+            data = encode_value(password)
+            buffer, length = (c_ubyte * len(data)).from_buffer_copy(data), len(data)
+        try:
+            with self._calling() as pointer:
+                status = _ffi.kk_unlock(pointer, name, buffer, length)
+        finally:
+            if buffer is not None:
+                memset(buffer, 0, length)
+            del buffer
+        if status != Status.OK:
+            raise _ffi.failure(status, "unlocking the collection")
+
+    def lock(self, collection: Optional[str] = None) -> None:
+        """Locks a collection of this Secret Service keychain (named as for
+        :meth:`unlock`; ``None``: this keychain's), as :c:func:`kk_lock`
+        does. Raises :class:`ItemNotFound` when there is no such collection,
+        :class:`InvalidArgument` for another backend."""
+        name = None if collection is None else encode_name(collection, "collection")
+        with self._calling() as pointer:
+            status = _ffi.kk_lock(pointer, name)
+        if status != Status.OK:
+            raise _ffi.failure(status, "locking the collection")
+
     @property
     def backend(self) -> str:
         """``"secret-service"``, ``"kernel"``, ``"file"`` or ``"memory"``."""

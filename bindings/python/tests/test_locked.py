@@ -65,3 +65,30 @@ def test_every_call_raises_interaction_not_allowed_never_key_error(locked: Keych
         assert not isinstance(caught.value, KeyError), index
         assert MARKER not in str(caught.value) + repr(caught.value), index
     assert keyring_control.is_locked()
+
+
+@pytest.mark.skipif(keyring_control.server() != "gnome-keyring", reason="only gnome-keyring takes a password over the bus")
+def test_unlock_marshals_the_password_and_wipes_a_bytearray(secret_service: None, service: str) -> None:
+    # What kk_unlock does is the C suite's (test_unlock.c); here: str, bytes
+    # and bytearray passwords reach it, a bytearray comes back zeroed, a
+    # refused password is WrongMasterKey, lock() locks.
+    import os
+
+    from keychainkit import WrongMasterKey
+
+    password = os.environ["KEYCHAINKIT_TEST_KEYRING_PASSWORD"]
+    with Keychain(service=service) as kc:
+        kc["token"] = MARKER
+        for given in (password, password.encode(), bytearray(password.encode())):
+            kc.lock()
+            assert keyring_control.is_locked()
+            wrong = bytearray(b"not the password")
+            with pytest.raises(WrongMasterKey):
+                kc.unlock(wrong)
+            assert wrong == bytearray(len(b"not the password"))
+            assert keyring_control.is_locked()
+            kc.unlock(given, collection="default")
+            assert not keyring_control.is_locked()
+            if isinstance(given, bytearray):
+                assert given == bytearray(len(password))
+        assert kc["token"] == MARKER

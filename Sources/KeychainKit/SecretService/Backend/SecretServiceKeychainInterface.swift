@@ -609,7 +609,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// The bound on a confirmation prompt: the call timeout when unlock
     /// prompts are not allowed (such prompts are expected to complete at
     /// once), else the prompt timeout.
-    private var confirmationLimit: UInt64 {
+    var confirmationLimit: UInt64 {
         prompts == .allowed ? Self.microseconds(promptTimeout) : timeoutMicroseconds
     }
 }

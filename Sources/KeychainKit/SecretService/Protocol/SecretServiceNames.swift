@@ -37,6 +37,7 @@ enum SecretServiceNames {
         static let getSecrets = "GetSecrets"
         static let readAlias = "ReadAlias"
         static let unlock = "Unlock"
+        static let lock = "Lock"
         static let collectionsProperty = "Collections"
         static let collectionDeleted = "CollectionDeleted"
     }
@@ -77,6 +78,14 @@ enum SecretServiceNames {
     enum Session {
         static let interface = "org.freedesktop.Secret.Session"
         static let close = "Close"
+    }
+
+    /// gnome-keyring's private interface on the service object, which
+    /// seahorse uses and oo7-daemon also implements: a collection unlocked
+    /// with its password, no dialog.
+    enum MasterPassword {
+        static let interface = "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"
+        static let unlock = "UnlockWithMasterPassword"
     }
 
     enum Prompt {
