@@ -70,6 +70,8 @@ private_home_label=fake
 . "$here/lib-private-home.sh"
 export KEYCHAINKIT_TEST_KEYRING=fake
 export KEYCHAINKIT_TEST_SERVER="$server"
+# What the fake's UnlockWithMasterPassword takes (as oo7).
+export KEYCHAINKIT_TEST_KEYRING_PASSWORD=fake-keyring-password
 
 status=0
 dbus-run-session --config-file="$here/session-bus-no-activation.conf" -- sh -c '

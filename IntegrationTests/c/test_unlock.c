@@ -1,7 +1,7 @@
 /*
  * test_unlock.c — kk_unlock() and kk_lock(): a collection unlocked with its
  * password and no dialog (gnome-keyring's UnlockWithMasterPassword, which
- * oo7-daemon also offers), as a terminal user over SSH needs; the password
+ * oo7-daemon also offers: the fake plays it), as a terminal user over SSH needs; the password
  * buffer wiped whatever happens; a wrong password refused with the
  * collection left locked; a keyring loaded locked after a restart unlocked
  * so; and, on servers that take no password over the bus, a clear
@@ -12,6 +12,7 @@
 #include "kt_keychain.h"
 #include "kt_secret_service.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,13 +36,23 @@ static kk_status unlock_with(kk_keychain *kc, const char *collection, const char
     return status;
 }
 
+/** The servers that take a password over the bus (gnome-keyring's private
+ *  interface): gnome-keyring, and the fake as oo7-daemon. */
+#define TAKES_PASSWORDS "gnome-keyring|fake-oo7"
+
+/** The name of the collection the default alias names there. */
+static const char *login_name(void)
+{
+    return strcmp(kt_server(), "fake-oo7") == 0 ? "Login" : "login";
+}
+
 static const char *test_password(void)
 {
     const char *password = getenv("KEYCHAINKIT_TEST_KEYRING_PASSWORD");
     return password != NULL ? password : "";
 }
 
-TEST_ONLY_ON_SERVER(KT_SECRET_SERVICE, "gnome-keyring", unlock_with_the_password_needs_no_dialog)
+TEST_ONLY_ON_SERVER(KT_SECRET_SERVICE, TAKES_PASSWORDS, unlock_with_the_password_needs_no_dialog)
 {
     kk_keychain *kc = kt_open();
     REQUIRE(kc != NULL);
@@ -63,13 +74,15 @@ TEST_ONLY_ON_SERVER(KT_SECRET_SERVICE, "gnome-keyring", unlock_with_the_password
     CHECK(kt_ss_is_locked(&locked) == 0 && !locked);
     CHECK_VALUE(kc, svc, "a1", "v1", 2);
     /* Unlocked already: nothing to check, nothing refused. */
-    CHECK_STATUS(unlock_with(kc, "login", "not the password"), KK_OK);
+    CHECK_STATUS(unlock_with(kc, login_name(), "not the password"), KK_OK);
 
     /* Collections by alias, name and path; a missing one; bad arguments. */
-    CHECK_STATUS(kk_lock(kc, "login"), KK_OK);
+    char path[128];
+    snprintf(path, sizeof path, "/org/freedesktop/secrets/collection/%s", login_name());
+    CHECK_STATUS(kk_lock(kc, login_name()), KK_OK);
     CHECK_STATUS(unlock_with(kc, "default", test_password()), KK_OK);
-    CHECK_STATUS(kk_lock(kc, "/org/freedesktop/secrets/collection/login"), KK_OK);
-    CHECK_STATUS(unlock_with(kc, "/org/freedesktop/secrets/collection/login", test_password()), KK_OK);
+    CHECK_STATUS(kk_lock(kc, path), KK_OK);
+    CHECK_STATUS(unlock_with(kc, path, test_password()), KK_OK);
     CHECK_STATUS(unlock_with(kc, "nosuch", test_password()), KK_ENOTFOUND);
     CHECK_STATUS(kk_lock(kc, "nosuch"), KK_ENOTFOUND);
     CHECK_STATUS(unlock_with(kc, "not a name!", test_password()), KK_EINVAL);
@@ -83,7 +96,7 @@ TEST_ONLY_ON_SERVER(KT_SECRET_SERVICE, "gnome-keyring", unlock_with_the_password
 }
 
 /* The state an SSH login finds: the keyring loaded from disk locked. */
-TEST_ONLY_ON_SERVER(KT_SECRET_SERVICE, "gnome-keyring", unlock_with_the_password_after_a_locked_start)
+TEST_ONLY_ON_SERVER(KT_SECRET_SERVICE, TAKES_PASSWORDS, unlock_with_the_password_after_a_locked_start)
 {
     kk_keychain *kc = kt_open();
     REQUIRE(kc != NULL);
@@ -102,7 +115,7 @@ TEST_ONLY_ON_SERVER(KT_SECRET_SERVICE, "gnome-keyring", unlock_with_the_password
 /* KWallet, KeePassXC and the fake take no password over the bus: with
  * prompts forbidden, KK_ELOCKED naming the ways out, never a dialog; the
  * password is wiped all the same. kk_lock() works everywhere. */
-TEST_EXCEPT_ON_SERVER(KT_SECRET_SERVICE, "gnome-keyring", "it takes the password over the bus (tested above)",
+TEST_EXCEPT_ON_SERVER(KT_SECRET_SERVICE, TAKES_PASSWORDS, "it takes the password over the bus (tested above)",
                       unlock_without_a_password_interface_is_elocked_when_prompts_are_forbidden)
 {
     kk_secret_service_options options = KK_SECRET_SERVICE_OPTIONS_INIT;

@@ -51,6 +51,13 @@ PROPS = 'org.freedesktop.DBus.Properties'
 INTROSPECTABLE = 'org.freedesktop.DBus.Introspectable'
 PEER = 'org.freedesktop.DBus.Peer'
 CONTROL = 'io.github.keychainkit.FakeControl'
+# gnome-keyring's private interface on the service object, which oo7-daemon
+# serves too (the personality oo7 has it; the plain fake does not, so that
+# nothing takes it for gnome-keyring by name).
+INTERNAL = 'org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface'
+# The password UnlockWithMasterPassword takes (the harness passes it to its
+# command as KEYCHAINKIT_TEST_KEYRING_PASSWORD).
+PASSWORD = b'fake-keyring-password'
 
 NO_SUCH_OBJECT = 'org.freedesktop.Secret.Error.NoSuchObject'
 IS_LOCKED = 'org.freedesktop.Secret.Error.IsLocked'
@@ -86,6 +93,7 @@ METHODS = {
     PROPS: {'Get': ('ss', 'v'), 'GetAll': ('s', 'a{sv}'), 'Set': ('ssv', '')},
     INTROSPECTABLE: {'Introspect': ('', 's')},
     PEER: {'Ping': ('', ''), 'GetMachineId': ('', 's')},
+    INTERNAL: {'UnlockWithMasterPassword': ('o(oayays)', '')},
     CONTROL: {'SetMode': ('ss', ''), 'UnsetMode': ('s', ''), 'ClearModes': ('', ''), 'Reset': ('', ''),
               'Stats': ('', 'a{st}'), 'Items': ('', 'a(oa{ss})'),
               'Emit': ('ssuu', ''), 'EmitWithFds': ('u', ''), 'SetModified': ('ot', ''),
@@ -115,7 +123,7 @@ KINDS = {'service': [SERVICE] + STANDARD, 'collection': [COLLECTION] + STANDARD,
 # interface -> prefix of the methods of FakeSecretService that implement it
 HANDLER_PREFIX = {SERVICE: 'service', COLLECTION: 'collection', ITEM: 'item',
                   SESSION: 'session', PROMPT: 'prompt', PROPS: 'props',
-                  INTROSPECTABLE: 'introspect', PEER: 'peer', CONTROL: 'control'}
+                  INTROSPECTABLE: 'introspect', PEER: 'peer', CONTROL: 'control', INTERNAL: 'internal'}
 # What FakeControl.Emit can send: signal -> interface (collection signals come
 # from the login collection's path, service signals from the service's).
 EMITTABLE = {'ItemCreated': COLLECTION, 'ItemChanged': COLLECTION, 'ItemDeleted': COLLECTION,
@@ -463,6 +471,10 @@ class FakeSecretService:
     def personality(self) -> str:
         return self.modes.personality()
 
+    def interfaces(self, kind: str) -> list:
+        """The interfaces an object of `kind` has (oo7's service also gnome-keyring's private one)."""
+        return KINDS[kind] + ([INTERNAL] if kind == 'service' and self.personality == 'oo7' else [])
+
     def hides(self, collection: Collection) -> bool:
         """Whether searches leave out the collection's items (locked, on oo7 and KeePassXC)."""
         return collection.locked and self.personality in ('oo7', 'keepassxc-idle')
@@ -624,8 +636,8 @@ class FakeSecretService:
             return new_error(message, FAILED, 's', (f'fake secret service: {error!r}',))
 
     def find_interface(self, target: Target, interface: Optional[str], member: str) -> str:
-        for candidate in KINDS[target.kind] if interface is None else [interface]:
-            if candidate in KINDS[target.kind] and member in METHODS.get(candidate, {}):
+        for candidate in self.interfaces(target.kind) if interface is None else [interface]:
+            if candidate in self.interfaces(target.kind) and member in METHODS.get(candidate, {}):
                 return candidate
         raise DBusError(UNKNOWN_METHOD, f'no method {interface}.{member} on {target.path}')
 
@@ -957,12 +969,24 @@ class FakeSecretService:
         self.later(0, lambda: self.complete_prompt(target.obj, dismissed=True))
         return ()
 
+    # --- org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface (oo7)
+
+    def internal_UnlockWithMasterPassword(self, target, path, secret):
+        collection = self.collection_of(path)
+        if collection is None:
+            raise DBusError(NO_SUCH_OBJECT, f'no collection {path}')
+        password, _ = self.open_secret(secret)
+        if collection.locked and password != PASSWORD:
+            raise DBusError(FAILED, 'Failed to unlock the collection: wrong password')
+        self.set_locked(collection, False)
+        return ()
+
     # --- org.freedesktop.DBus.Properties, .Introspectable, .Peer
 
     def property_interfaces(self, target: Target, interface: str) -> list:
         if interface == '':
-            return [i for i in KINDS[target.kind] if i in PROPERTIES]
-        if interface not in KINDS[target.kind]:
+            return [i for i in self.interfaces(target.kind) if i in PROPERTIES]
+        if interface not in self.interfaces(target.kind):
             # As GDBus servers (gnome-keyring) answer: InvalidArgs, not UnknownInterface.
             raise DBusError(INVALID_ARGS, f"No such interface '{interface}' on object at path {target.path}")
         return [interface] if interface in PROPERTIES else []
@@ -1020,7 +1044,7 @@ class FakeSecretService:
         return ()
 
     def introspect_Introspect(self, target):
-        return (introspection_xml(KINDS[target.kind]),)
+        return (introspection_xml(self.interfaces(target.kind)),)
 
     def peer_Ping(self, target):
         return ()

@@ -49,6 +49,10 @@ struct ItemPathCache {
     /// announce each lock and unlock) makes it unknown.
     var hiddenCollections: [String]?
 
+    /// The service's collections, as last listed; `nil` when not known.
+    /// Any collection signal makes it unknown.
+    var collections: [String]?
+
     /// The entry of `key`, when it can be trusted: no unresolved path.
     func lookup(_ key: KeychainAttributes) -> Entry? {
         unresolved.isEmpty ? entries[key] : nil
@@ -117,5 +121,6 @@ struct ItemPathCache {
         keyOfPath.removeAll(keepingCapacity: true)
         unresolved.removeAll()
         hiddenCollections = nil
+        collections = nil
     }
 }

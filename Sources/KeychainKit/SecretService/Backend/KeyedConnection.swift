@@ -45,10 +45,12 @@ final class KeyedConnection {
     /// ``SecretServiceClient/hiddenCollections()`` asked of the service
     /// now, and remembered.
     func freshHiddenCollections() throws(SecretServiceFailure) -> [String] {
-        let hidden = try client.hiddenCollections()
         refreshCache()
-        cache.hiddenCollections = hidden
-        return hidden
+        let found = try client.hiddenCollections(among: cache.collections)
+        refreshCache()
+        cache.collections = found.collections
+        cache.hiddenCollections = found.hidden
+        return found.hidden
     }
 
     /// Handles the signals already received (``BusConnection/handlePendingSignals()``);

@@ -359,19 +359,22 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     }
 
     /// Throws when a locked collection hides its items from searches
-    /// (KeePassXC, for a locked database), naming them: a search proves
-    /// nothing about what they hold. Before a search, from what is known
-    /// until a collection changes
-    /// (``SecretServiceClient/knownHiddenCollections()``): KeePassXC
+    /// (KeePassXC for a locked database, oo7-daemon), naming them: a search
+    /// proves nothing about what they hold. Before a search, from what is
+    /// known until a collection changes
+    /// (``KeyedConnection/knownHiddenCollections()``): KeePassXC
     /// (with its default UnlockBeforeSearch) answers a search of a locked
     /// database only once its unlock dialog is answered. After a search
-    /// that found nothing, `asking` the service afresh: KeePassXC announces
-    /// a lock after it has already stopped showing the items (measured: a
+    /// that found nothing, `asking` the service afresh, unless it announces
+    /// its locks at once (``SecretServiceClient/announcesLocksAtOnce()``;
+    /// then the signals handled since are current): KeePassXC announces a
+    /// lock after it has already stopped showing the items (measured: a
     /// read right after a lock found nothing before the signal came).
     func requireNoHiddenCollections(
         on connection: KeyedConnection, asking: Bool = false
     ) throws(SecretServiceFailure) {
-        let hidden = asking ? try connection.freshHiddenCollections() : try connection.knownHiddenCollections()
+        let fresh = asking && !connection.client.announcesLocksAtOnce()
+        let hidden = fresh ? try connection.freshHiddenCollections() : try connection.knownHiddenCollections()
         if !hidden.isEmpty { throw SecretServiceFailure.locked(hidden, "a collection that hides its items is") }
     }
 

@@ -90,22 +90,36 @@ extension SecretServiceClient {
     /// item of a locked database (its `Items` are empty); oo7-daemon lists
     /// a locked collection's items but refuses their attributes and leaves
     /// them out of every search. A locked collection whose first item a
-    /// search for that item's attributes finds (KWallet) is searched like
-    /// any other. An empty locked collection looks the same as a hiding
-    /// one, so on gnome-keyring, which never hides, none is; on other
-    /// servers an empty locked collection counts as hiding (never "absent"
-    /// by mistake).
-    func hiddenCollections() throws(SecretServiceFailure) -> [String] {
-        if isGnomeKeyring() == true { return [] }
-        let request = try methodCall(Names.servicePath, Names.Properties.interface, Names.Properties.get)
-        try request.append(Names.Service.interface)
-        try request.append(Names.Service.collectionsProperty)
-        let reply = try call(request)
-        let collections = try reply.enter("v", "ao") { () throws(SecretServiceFailure) in try reply.readObjectPaths() }
-        var hidden: [String] = []
+    /// search for that item's attributes finds (gnome-keyring, KWallet) is
+    /// searched like any other. An empty locked collection looks the same
+    /// as a hiding one, so it counts as hiding (never "absent" by mistake).
+    /// Told by behaviour, never by name: oo7-daemon serves gnome-keyring's
+    /// `org.gnome.keyring.` interface too.
+    ///
+    /// `known` is the service's collections when the caller knows them
+    /// (none was created or deleted since it asked); the answer gives them
+    /// too. Their `Locked` properties are asked together: one round trip
+    /// when nothing is locked.
+    func hiddenCollections(among known: [String]?) throws(SecretServiceFailure) -> (collections: [String], hidden: [String]) {
+        let collections: [String]
+        if let known {
+            collections = known
+        } else {
+            let request = try methodCall(Names.servicePath, Names.Properties.interface, Names.Properties.get)
+            try request.append(Names.Service.interface)
+            try request.append(Names.Service.collectionsProperty)
+            let reply = try call(request)
+            collections = try reply.enter("v", "ao") { () throws(SecretServiceFailure) in try reply.readObjectPaths() }
+        }
+        var requests: [ServiceMessage] = []
         for collection in collections {
+            requests.append(try collectionPropertyRequest(Names.Collection.lockedProperty, at: collection))
+        }
+        var hidden: [String] = []
+        for (collection, answer) in zip(collections, try calls(requests)) {
             do throws(SecretServiceFailure) {
-                guard try isLocked(collection) else { continue }
+                let reply = try answer.get()
+                guard try reply.enter("v", "b", { () throws(SecretServiceFailure) in try reply.readBool() }) else { continue }
                 let items = try collectionProperty(Names.Collection.itemsProperty, at: collection)
                 let paths = try items.enter("v", "ao") { () throws(SecretServiceFailure) in try items.readObjectPaths() }
                 let shown = try paths.first.map { (path) throws(SecretServiceFailure) in try searchesShow(lockedItem: path) }
@@ -114,7 +128,7 @@ extension SecretServiceClient {
                 continue  // deleted since it was listed: it hides nothing
             }
         }
-        return hidden
+        return (collections, hidden)
     }
 
     /// Whether a search for the attributes of the locked item at `path`
@@ -142,15 +156,33 @@ extension SecretServiceClient {
     }
 
     private func collectionProperty(_ name: String, at path: String) throws(SecretServiceFailure) -> ServiceMessage {
+        try call(try collectionPropertyRequest(name, at: path))
+    }
+
+    private func collectionPropertyRequest(_ name: String, at path: String) throws(SecretServiceFailure) -> ServiceMessage {
         let request = try methodCall(path, Names.Properties.interface, Names.Properties.get)
         try request.append(Names.Collection.interface)
         try request.append(name)
-        return try call(request)
+        return request
     }
 
-    /// Whether the service is gnome-keyring (its service object implements
-    /// an `org.gnome.keyring` interface), asked once per connection; `nil`
-    /// when introspection failed (asked again next time).
+    /// Whether the service announces a lock before it answers a later call
+    /// (`CollectionChanged`), so that what the change signals say of locked
+    /// collections is current once they are handled: gnome-keyring and
+    /// oo7-daemon (which serve an `org.gnome.keyring` interface) do;
+    /// KeePassXC stops showing a locked database's items before it
+    /// announces the lock (measured), and unknown servers are taken to be
+    /// as late. Only how soon to ask again depends on this; whether a
+    /// collection hides its items is always told by behaviour
+    /// (``hiddenCollections(among:)``).
+    func announcesLocksAtOnce() -> Bool {
+        isGnomeKeyring() == true
+    }
+
+    /// Whether the service is gnome-keyring or one that serves its private
+    /// interface (an `org.gnome.keyring` interface on the service object:
+    /// oo7-daemon), asked once per connection; `nil` when introspection
+    /// failed (asked again next time).
     private func isGnomeKeyring() -> Bool? {
         if let known = serverIsGnomeKeyring { return known }
         let request = try? methodCall(Names.servicePath, Names.Introspectable.interface, Names.Introspectable.introspect)
