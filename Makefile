@@ -3,8 +3,12 @@
 #   make demo       build, then store, read, observe and remove a secret from
 #                   C, Python and the command line, narrated
 #   make test       install missing packages (as root), build, and run every
-#                   test (Swift, C) inside a private D-Bus session with a
-#                   fresh gnome-keyring
+#                   suite (Swift, C, Python, the tool, git, Docker, portal,
+#                   hostile fake, packaging, ABI, README, hygiene,
+#                   sanitizers), each on private servers it starts itself:
+#                   gnome-keyring, KWallet, KeePassXC, the hostile fake (also
+#                   as oo7-daemon, ksecretd and KeePassXC's idle lock), the
+#                   kernel keyring, a keyring file and memory
 #   make lib        build libkeychainkit.so into build/lib
 #   make cli        build the keychainkit tool into build/bin
 #   make bench      compare against libsecret, secret-tool and Python keyring
