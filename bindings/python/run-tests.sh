@@ -5,7 +5,7 @@
 #   bindings/python/run-tests.sh [PYTEST-ARG...]
 #
 # Creates (or reuses) the venv build/python-venv through scripts/python-venv.sh
-# (pytest, hypothesis, jeepney, ...), installs this package into it, and runs
+# (pytest, jeepney, keyring, ...), installs this package into it, and runs
 # pytest against build/lib/libkeychainkit.so.0 inside
 # scripts/with-secret-service.sh and a throw-away kernel session keyring
 # (scripts/with-session-keyring.sh), so every backend runs. Exits

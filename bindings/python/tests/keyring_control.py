@@ -34,12 +34,6 @@ def server() -> str:
     return os.environ.get("KEYCHAINKIT_TEST_SERVER") or "gnome-keyring"
 
 
-def hides_locked_items() -> bool:
-    """Whether the server hides a locked collection's items from searches
-    (KeePassXC), rather than listing them as locked."""
-    return server() == "keepassxc"
-
-
 def _call(connection: Any, address: DBusAddress, method: str, signature: str, body: tuple) -> Any:
     return unwrap_msg(connection.send_and_get_reply(new_method_call(address, method, signature, body), timeout=10))
 

@@ -22,23 +22,6 @@ ANY_SIZE = ["memory", "secret_service"]
 kernel keyring stores 1 to 32767 bytes: test_kernel_keyring.py)."""
 
 
-def not_on_server(server: str, reason: str) -> pytest.MarkDecorator:
-    """Marks a test that does not run against the Secret Service server
-    ``server`` (KEYCHAINKIT_TEST_SERVER), for ``reason``: a measured
-    limitation of that server, reported as a skip, never as a pass."""
-    current = os.environ.get("KEYCHAINKIT_TEST_SERVER") or "gnome-keyring"
-    return pytest.mark.skipif(current == server, reason=f"not on {server}: {reason}")
-
-
-KEEPASSXC_CONCURRENT_CREATES = (
-    "KeePassXC 2.7.4 completes only one of several concurrent create prompts, and its replace is not atomic")
-"""Why tests of concurrent creates do not run on KeePassXC (see IntegrationTests/c/test_contention.c)."""
-
-KEEPASSXC_SECRET_TOOL_REPLACE = (
-    "secret-tool store over an existing item never returns on KeePassXC 2.7.4 (libsecret 0.20.5)")
-"""Why tests replacing an item with secret-tool do not run on KeePassXC."""
-
-
 def private_keyring() -> bool:
     """Whether the tests run inside scripts/with-secret-service.sh."""
     return os.environ.get("KEYCHAINKIT_TEST_KEYRING") == "private"

@@ -14,12 +14,11 @@ from __future__ import annotations
 import threading
 import traceback
 from collections import Counter
-from typing import Any, Callable, Dict, Iterator, List, Optional
+from typing import Any, Callable, Dict, List
 
 import pytest
 
-import keyring_control
-from keychainkit import InteractionNotAllowed, InvalidArgument, ItemNotFound, Keychain, KeychainError, Status
+from keychainkit import InvalidArgument, ItemNotFound, Keychain, Status
 from keychainkit import _ffi, _keychain
 from support import unique_service
 
@@ -133,17 +132,6 @@ def test_no_account_returns_an_empty_dict_without_calling_the_library(kc: Keycha
     assert kc.get_many_bytes(()) == {}
     assert kc.get_many(iter([]), service=unique_service()) == {}
     assert reads(calls) == {}
-
-
-def test_accounts_of_another_service(kc: Keychain) -> None:
-    other = unique_service()
-    kc["a"] = "mine"
-    kc.update_value(b"theirs\x00", "a", service=other)
-    try:
-        assert kc.get_many_bytes(["a", "b"], service=other) == {"a": b"theirs\x00", "b": None}
-        assert kc.get_many(["a"]) == {"a": "mine"}
-    finally:
-        kc.remove_value("a", service=other)
 
 
 @pytest.mark.parametrize(
@@ -506,64 +494,7 @@ def test_dict_of_the_keychain_holds_no_value_afterwards(stored: Keychain) -> Non
     assert stored._prefetch is None
 
 
-# -- failures: never absent, never quoted ------------------------------------
-
-
-@pytest.fixture(params=keyring_control.LOCK_STATES)
-def locked(request: pytest.FixtureRequest, secret_service: None, service: str) -> Iterator[Keychain]:
-    """A Secret Service keychain holding 'token' and 'other', with the
-    keyring locked (in each of keyring_control.LOCK_STATES)."""
-    with Keychain(service=service) as kc:
-        kc["other"] = MARKER + "-other"
-        kc["token"] = MARKER.encode() + b"\x00\xff"
-        with keyring_control.locked(request.param):
-            yield kc
-        assert kc.get_many_bytes(["other", "token"]) == {
-            "other": (MARKER + "-other").encode(), "token": MARKER.encode() + b"\x00\xff"}
-
-
-def first_failure(kc: Keychain, accounts: List[str]) -> Optional[KeychainError]:
-    """What value_bytes() raises for the first account it raises for."""
-    for account in accounts:
-        try:
-            kc.value_bytes(account)
-        except KeychainError as error:
-            return error
-    return None
-
-
-def key_named(error: BaseException) -> str:
-    """The key an error's message ends with: "(service '...', account '...')"."""
-    text = str(error)
-    return text[text.rindex("(service "):]
-
-
-LOCKED_READERS: List[Callable[[Keychain], object]] = [
-    lambda kc: kc.get_many(["absent", "token", "other"]),
-    lambda kc: kc.get_many_bytes(["absent", "token", "other"]),
-    lambda kc: kc.get_many_bytes(["token"]),
-    lambda kc: list(kc.items()),
-    lambda kc: list(kc.values()),
-    lambda kc: dict(kc),
-    lambda kc: kc == {},
-]
-
-
-def test_a_locked_item_raises_what_value_bytes_raises_never_absent(locked: Keychain) -> None:
-    expected = first_failure(locked, ["absent", "token", "other"])
-    assert isinstance(expected, InteractionNotAllowed) and expected.status == Status.ELOCKED
-    for index, read in enumerate(LOCKED_READERS):
-        with pytest.raises(InteractionNotAllowed) as caught:
-            read(locked)
-        assert caught.value.status == Status.ELOCKED, index
-        assert not isinstance(caught.value, KeyError), index
-        assert MARKER not in full_text(caught.value), index
-    with pytest.raises(InteractionNotAllowed) as caught:
-        locked.get_many(["absent", "token", "other"])
-    assert type(caught.value) is type(expected) and caught.value.status == expected.status
-    assert key_named(caught.value) == key_named(expected)  # the same account
-    assert locked._prefetch is None
-    assert keyring_control.is_locked()
+# -- no secret quoted ---------------------------------------------------------
 
 
 def test_no_secret_in_reprs_of_results_views_or_errors(stored: Keychain) -> None:

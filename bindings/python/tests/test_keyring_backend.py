@@ -2,7 +2,9 @@
 and maps the library's failures to keyring's exceptions.
 
 ``BackendBasicTests`` is keyring's whole contract for a backend (the empty
-username included), run with no skips against the private keyring.
+username included), run with no skips against the private keyring. Items
+shared with keyring's own SecretService backend are the library's:
+IntegrationTests/c/test_contention.c, test_outside_changes.c, cli/run.sh.
 """
 
 from __future__ import annotations
@@ -122,27 +124,6 @@ def test_no_secret_in_repr_or_str(secret_service: None, service: str) -> None:
     keyring.set_password(service, "a", MARKER)
     assert keyring.get_password(service, "a") == MARKER
     assert MARKER not in repr(keyring) + str(keyring) + repr(vars(keyring))
-
-
-def test_preferred_collection_is_where_new_passwords_go(secret_service: None, no_display: None, service: str) -> None:
-    """keyring's preferred_collection property (with_properties, or
-    KEYRING_PROPERTY_PREFERRED_COLLECTION): gnome-keyring's non-persistent
-    "session" collection stays unlocked when the default one is locked."""
-    backend = Keyring().with_properties(preferred_collection="session")
-    if keyring_control.server() != "gnome-keyring":
-        # KWallet and KeePassXC have no "session" alias: a clear failure.
-        with pytest.raises(errors.PasswordSetError, match="session"):
-            backend.set_password(service, "alice", "in session")
-        return
-    backend.set_password(service, "alice", "in session")
-    keyring_control.lock()
-    try:
-        assert backend.get_password(service, "alice") == "in session"
-        with pytest.raises(errors.KeyringLocked):
-            Keyring().set_password(service, "bob", "in the locked default collection")
-    finally:
-        keyring_control.unlock()
-    backend.delete_password(service, "alice")
 
 
 def test_preferred_collection_from_the_environment(secret_service: None, service: str,

@@ -15,8 +15,6 @@ import sys
 from pathlib import Path
 from typing import Dict, Optional
 
-import pytest
-
 OURS = "keychainkit.keyring_backend.Keyring"
 
 REPORT = """

@@ -7,8 +7,9 @@ items, absence only of what can be seen, failed attempts notified, nothing
 changed once unlocked) is asserted by the C ABI suite:
 IntegrationTests/c/test_secret_service.c (locked_collection_is_elocked_not_absent,
 absent_is_only_said_of_what_can_be_seen). Here, with one lock, that the
-binding raises it from each entry point, never a KeyError (which the
-Mapping mixins would take for "absent"), and never quoting the secret.
+binding raises it from each entry point (get_many() and the batched
+readers included), never a KeyError (which the Mapping mixins would take
+for "absent"), and never quoting the secret.
 """
 
 from __future__ import annotations
@@ -18,9 +19,14 @@ from typing import Callable, Iterator, List
 import pytest
 
 import keyring_control
-from keychainkit import InteractionNotAllowed, Keychain, Status
+from keychainkit import InteractionNotAllowed, Keychain, ServerLogin, Status
 
 MARKER = "SECRET-MARKER-locked-51c2"
+
+
+def login(kc: Keychain) -> ServerLogin:
+    return ServerLogin(f"{kc.service}.example", "dave", protocol="https")
+
 
 CALLS: List[Callable[[Keychain], object]] = [
     lambda kc: kc["token"],
@@ -31,21 +37,25 @@ CALLS: List[Callable[[Keychain], object]] = [
     lambda kc: kc.remove_value("token"),
     lambda kc: kc.__delitem__("token"),
     lambda kc: kc.pop("token", None),
+    lambda kc: kc.get_many(["absent", "token"]),
+    lambda kc: kc.get_many_bytes(["token"]),
+    lambda kc: kc.server_logins.password(login(kc)),
 ]
 
 
 @pytest.fixture(params=keyring_control.LOCK_STATES)
 def locked(request: pytest.FixtureRequest, secret_service: None, service: str) -> Iterator[Keychain]:
-    """A Secret Service keychain holding 'token', with the keyring locked
-    (in each of keyring_control.LOCK_STATES)."""
+    """A Secret Service keychain holding 'token' and a server login, with the
+    keyring locked (in each of keyring_control.LOCK_STATES)."""
     with Keychain(service=service) as kc:
         kc["token"] = MARKER
+        kc.server_logins.set_password(login(kc), MARKER)
         with keyring_control.locked(request.param):
             yield kc
-        assert kc["token"] == MARKER  # nothing was lost or changed
+        assert kc["token"] == kc.server_logins.password(login(kc)) == MARKER  # nothing was lost or changed
 
 
-VALUE_READERS: List[Callable[[Keychain], object]] = [
+VALUE_READERS: List[Callable[[Keychain], object]] = [  # one listing, one kk_get_many
     lambda kc: list(kc.values()),
     lambda kc: list(kc.items()),
     lambda kc: dict(kc),
@@ -64,6 +74,13 @@ def test_every_call_raises_interaction_not_allowed_never_key_error(locked: Keych
         assert caught.value.status == Status.ELOCKED, index
         assert not isinstance(caught.value, KeyError), index
         assert MARKER not in str(caught.value) + repr(caught.value), index
+    with pytest.raises(InteractionNotAllowed) as one:  # get_many names the account value_bytes fails on
+        for account in ("absent", "token"):
+            locked.value_bytes(account)
+    with pytest.raises(InteractionNotAllowed) as many:
+        locked.get_many_bytes(["absent", "token"])
+    assert str(many.value).endswith(str(one.value)[str(one.value).rindex(" (service "):])
+    assert locked._prefetch is None
     assert keyring_control.is_locked()
 
 

@@ -1,4 +1,5 @@
-"""Keychain as a MutableMapping of account -> str within its default service."""
+"""Keychain as a MutableMapping of account -> str within its default service.
+What the library stores and lists: IntegrationTests/c/test_items.c, test_list.c."""
 
 from __future__ import annotations
 
@@ -17,23 +18,11 @@ def test_set_then_get_returns_the_text(kc: Keychain) -> None:
     assert isinstance(kc["token"], str)
 
 
-def test_set_replaces_the_value(kc: Keychain) -> None:
-    kc["token"] = "first"
-    kc["token"] = "second"
-    assert kc["token"] == "second"
-
-
 def test_absent_key_raises_item_not_found_which_is_a_key_error(kc: Keychain) -> None:
     with pytest.raises(KeyError) as caught:
         kc["absent"]
     assert isinstance(caught.value, ItemNotFound)
     assert "'absent'" in str(caught.value)
-
-
-def test_in_tells_present_from_absent(kc: Keychain) -> None:
-    kc["present"] = "x"
-    assert "present" in kc
-    assert "absent" not in kc
 
 
 def test_get_returns_the_value_or_the_default(kc: Keychain) -> None:
@@ -49,13 +38,6 @@ def test_get_returns_an_empty_value_not_the_default(kc: Keychain) -> None:
     kc["empty"] = ""
     assert kc.get("empty", "default") == ""
     assert "empty" in kc
-
-
-def test_del_removes_the_item(kc: Keychain) -> None:
-    kc["token"] = "x"
-    del kc["token"]
-    assert "token" not in kc
-    assert kc.value_bytes("token") is None
 
 
 def test_del_of_an_absent_key_raises_key_error(kc: Keychain) -> None:
@@ -153,17 +135,6 @@ def test_iteration_is_over_a_snapshot(kc: Keychain) -> None:
         kc["new-" + account] = "x"
     assert seen == ["a", "b"]
     assert list(kc) == ["new-a", "new-b"]
-
-
-def test_only_the_keychains_own_service_is_listed(kc: Keychain) -> None:
-    other = unique_service()
-    kc["mine"] = "1"
-    kc.update_value("2", "theirs", service=other)
-    try:
-        assert list(kc) == ["mine"]
-        assert dict(kc) == {"mine": "1"}
-    finally:
-        kc.remove_value("theirs", service=other)
 
 
 def test_setdefault_popitem_and_clear(kc: Keychain, service: str) -> None:

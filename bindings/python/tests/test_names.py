@@ -1,4 +1,5 @@
-"""Accounts and services: validation, per-call services, the default service."""
+"""Accounts and services: validation, per-call services, the default service.
+Keys as the library keeps them: IntegrationTests/c/test_items.c."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import List, Optional
 
 import pytest
 
-from support import open_keychain, unique_service
+from support import open_keychain
 from keychainkit import ChangeEvent, InvalidArgument, Keychain
 from keychainkit._default_service import default_service
 
@@ -43,40 +44,6 @@ def test_a_non_str_service_is_rejected(kc: Keychain, bad_service: object) -> Non
         kc.value("account", service=bad_service)  # type: ignore[arg-type]
     with pytest.raises(InvalidArgument, match="must be a str"):
         Keychain.in_memory(service=bad_service)  # type: ignore[arg-type]
-
-
-def test_an_empty_service_is_rejected_by_the_library(kc: Keychain) -> None:
-    with pytest.raises(InvalidArgument, match="service is empty"):
-        kc.update_value("x", "account", service="")
-    with pytest.raises(InvalidArgument, match="service is empty"):
-        kc.value("", service="")
-
-
-def test_the_empty_account_is_an_ordinary_key(kc: Keychain) -> None:
-    assert "" not in kc
-    kc[""] = "nobody's"
-    kc["a"] = "a's"
-    assert kc[""] == "nobody's"
-    assert kc.accounts() == ["", "a"]
-    del kc[""]
-    assert "" not in kc
-    assert kc["a"] == "a's"
-
-
-def test_non_ascii_names_work(kc: Keychain) -> None:
-    kc.update_value("v", "ünïcödé 鍵", service="sërvïce 🔑")
-    assert kc.value("ünïcödé 鍵", service="sërvïce 🔑") == "v"
-
-
-def test_a_per_call_service_is_a_different_key(kc: Keychain, service: str) -> None:
-    other = unique_service()
-    kc["token"] = "mine"
-    kc.update_value("other", "token", service=other)
-    assert kc["token"] == "mine"
-    assert kc.value("token", service=service) == "mine"
-    assert kc.value("token", service=other) == "other"
-    kc.remove_value("token", service=other)
-    assert kc["token"] == "mine"
 
 
 def test_the_keychain_service_is_the_default_of_every_call(kc: Keychain, backend: str, service: str) -> None:
@@ -159,14 +126,13 @@ def test_the_name_read_from_argv(argv: List[str], expected: str) -> None:
 
 # The C library's own default (service NULL), which the binding no longer
 # uses: the program's name, read from /proc/self/cmdline, even after setenv
-# moved environ off the stack where argv lies.
+# moved environ off the stack where argv lies (the plain case:
+# IntegrationTests/c/test_items.c, null_service_is_the_program_name).
 LIBRARY_DEFAULT_PROBE = """
 import os, sys
-from ctypes import byref
 from keychainkit import _ffi
 from keychainkit._handle import Handle
-if sys.argv[1] == "setenv":
-    os.environ["KEYCHAINKIT_PROBE"] = "1"
+os.environ["KEYCHAINKIT_PROBE"] = "1"
 handle = Handle(_ffi.kk_open_memory)
 with handle as pointer:
     assert _ffi.kk_set(pointer, None, b"a", b"x", 1) == 0
@@ -175,10 +141,7 @@ handle.close()
 """
 
 
-@pytest.mark.parametrize("mode", ["plain", "setenv"])
-def test_the_library_default_service_is_the_program_name(mode: str) -> None:
-    result = subprocess.run(
-        [sys.executable, "-c", LIBRARY_DEFAULT_PROBE, mode], capture_output=True, text=True, timeout=60
-    )
+def test_the_library_default_service_is_the_program_name_after_setenv() -> None:
+    result = subprocess.run([sys.executable, "-c", LIBRARY_DEFAULT_PROBE], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "0"  # KK_OK: stored under the interpreter's name

@@ -1,4 +1,5 @@
-"""str and bytes values: encodings, NUL bytes, sizes, and the str view."""
+"""str and bytes values: encodings, NUL bytes, the empty value, and the str view.
+Sizes and their limit: IntegrationTests/c/test_items.c and test_arguments.c."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Union
 
 import pytest
 
-from keychainkit import MAX_VALUE_SIZE, InvalidArgument, ItemNotFound, Keychain
+from keychainkit import InvalidArgument, ItemNotFound, Keychain
 from support import ANY_SIZE
 
 TEXTS = ["abc", "ünïcödé ✓ 鍵 🔑", "line\nbreak\ttab", "nul\x00inside", " "]
@@ -43,28 +44,6 @@ def test_bytes_like_values_are_stored_as_bytes(kc: Keychain, kind: type) -> None
     assert kc.value_bytes("blob") == b"\x00ab"
 
 
-@pytest.mark.parametrize("backend", ANY_SIZE, indirect=True)
-def test_one_mebibyte_round_trips(kc: Keychain) -> None:
-    blob = bytes(range(256)) * 4096
-    kc.update_value(blob, "big")
-    assert kc.value_bytes("big") == blob
-    text = "é" * (512 * 1024)
-    kc["big-text"] = text
-    assert kc["big-text"] == text
-
-
-def test_a_value_larger_than_the_limit_is_an_invalid_argument(kc: Keychain) -> None:
-    with pytest.raises(InvalidArgument, match="KK_MAX_VALUE_SIZE"):
-        kc["huge"] = bytes(MAX_VALUE_SIZE + 1)
-    assert kc.value_bytes("huge") is None
-
-
-def test_a_value_of_exactly_the_limit_is_stored() -> None:
-    with Keychain.in_memory() as kc:
-        kc["limit"] = bytes(MAX_VALUE_SIZE)
-        assert kc.value_bytes("limit") == bytes(MAX_VALUE_SIZE)
-
-
 def test_a_value_that_is_not_utf8_reads_as_absent_through_the_str_api(kc: Keychain) -> None:
     kc["binary"] = b"\xff\xfe"
     assert kc.value("binary") is None
@@ -73,12 +52,6 @@ def test_a_value_that_is_not_utf8_reads_as_absent_through_the_str_api(kc: Keycha
     with pytest.raises(ItemNotFound, match="not valid UTF-8"):
         kc["binary"]
     assert kc.value_bytes("binary") == b"\xff\xfe"
-
-
-def test_the_next_write_replaces_a_value_that_is_not_utf8(kc: Keychain) -> None:
-    kc["binary"] = b"\xff"
-    kc["binary"] = "text"
-    assert kc["binary"] == "text"
 
 
 @pytest.mark.parametrize("value", ["lone \udc80 surrogate", "\ud800"], ids=repr)
