@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import functools
 import os
-import threading
-import time
 import weakref
 from collections.abc import ItemsView, KeysView, Mapping, MutableMapping, ValuesView
-from contextlib import contextmanager
 from ctypes import Array, byref, c_char_p, c_int, c_size_t, c_ubyte, c_uint64, c_void_p, memset, sizeof
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Type, Union, cast
@@ -29,33 +26,8 @@ if TYPE_CHECKING:
 
 _MISSING: Any = object()
 
-PREFETCH_LIFETIME = 0.25
-"""How long, in seconds after its listing, ``dict(kc)`` may use the values
-it read together (see :meth:`Keychain.keys`)."""
-
-_clock: Callable[[], float] = time.monotonic
-"""The clock of that lifetime (a module attribute, so tests can move it)."""
-
 _NOT_WRITTEN = 1
 """A status no ``kk_status`` has: an entry ``kk_get_many`` left unwritten."""
-
-
-class _Prefetch:
-    """The accounts a ``keys()`` iteration listed and, once the first of
-    them is asked for through ``kc[...]``, their values read in one call:
-    what the rest of ``dict(kc)`` may use (see :meth:`Keychain.keys`)."""
-
-    __slots__ = ("owner", "generation", "deadline", "accounts", "position", "read", "values", "error")
-
-    def __init__(self, accounts: List[str], generation: object) -> None:
-        self.owner = threading.get_ident()
-        self.generation = generation
-        self.deadline = _clock() + PREFETCH_LIFETIME
-        self.accounts = accounts
-        self.position = 0  # the index of the next account expected
-        self.read = False
-        self.values: List[Optional[bytes]] = []  # of the accounts before the first failing one
-        self.error: Optional[KeychainError] = None  # that failing account's
 
 
 def _milliseconds(seconds: Optional[float], name: str) -> int:
@@ -153,12 +125,9 @@ class Keychain(MutableMapping[str, str]):
     ``items()`` or ``values()`` lists the accounts and reads all their
     values in one call (:meth:`get_many_bytes`): a snapshot taken when the
     iteration starts, two calls of the library whatever the number of
-    items. ``dict(kc)`` lists through ``keys()`` and reads every value in
-    one call at its first ``kc[account]``: a snapshot as of the start of
-    ``dict(kc)``, as ``items()`` is; only ``kc[account]`` calls that
-    follow a ``keys()`` iteration by strict rules (its thread, its order,
-    within 0.25 s, no other call between: see :meth:`keys`) take their
-    value from that read, any other reads afresh.
+    items. ``kc[account]`` always reads afresh, so ``dict(kc)`` (a listing,
+    then ``kc[account]`` for each account) makes one call per account;
+    ``dict(kc.items())`` reads every value in one call.
     ``bool(kc)`` is always ``True`` (an open handle, even when empty): it
     never queries the keychain.
 
@@ -432,8 +401,6 @@ class Keychain(MutableMapping[str, str]):
 
     def _open(self, opener: Callable[[Any], int], backend: Optional[str], service: Optional[str]) -> None:
         """Opens the handle; ``backend`` ``None``: the one the library chose."""
-        self._prefetch: Optional[_Prefetch] = None
-        self._generation: object = object()
         self._service: str = default_service() if service is None else service
         self._service_name = encode_name(self._service, "service")
         self._observers = {}
@@ -458,7 +425,6 @@ class Keychain(MutableMapping[str, str]):
         called from that callback. Any use afterwards raises
         :class:`KeychainClosed`.
         """
-        self._forget()
         self._finalizer()
 
     @property
@@ -496,7 +462,6 @@ class Keychain(MutableMapping[str, str]):
     def server_logins(self) -> ServerLogins:
         """The passwords of server logins (:class:`ServerLogin`) in this
         keychain: see :class:`ServerLogins`."""
-        self._forget()
         return ServerLogins(self._handle)
 
     @property
@@ -507,7 +472,7 @@ class Keychain(MutableMapping[str, str]):
         Raises :class:`InvalidArgument` for other backends (nothing of
         theirs crosses a bus), and what connecting raises."""
         encrypted = c_int()
-        with self._calling() as pointer:
+        with self._handle as pointer:
             status = _ffi.kk_transfer_encrypted(pointer, byref(encrypted))
         if status != Status.OK:
             raise _ffi.failure(status, "asking how secrets cross the bus")
@@ -539,7 +504,7 @@ class Keychain(MutableMapping[str, str]):
             data = encode_value(password)
             buffer, length = (c_ubyte * len(data)).from_buffer_copy(data), len(data)
         try:
-            with self._calling() as pointer:
+            with self._handle as pointer:
                 status = _ffi.kk_unlock(pointer, name, buffer, length)
         finally:
             if buffer is not None:
@@ -554,7 +519,7 @@ class Keychain(MutableMapping[str, str]):
         does. Raises :class:`ItemNotFound` when there is no such collection,
         :class:`InvalidArgument` for another backend."""
         name = None if collection is None else encode_name(collection, "collection")
-        with self._calling() as pointer:
+        with self._handle as pointer:
             status = _ffi.kk_lock(pointer, name)
         if status != Status.OK:
             raise _ffi.failure(status, "locking the collection")
@@ -580,7 +545,7 @@ class Keychain(MutableMapping[str, str]):
           items is closed (:meth:`in_memory`).
         """
         persistence = c_int()
-        with self._calling() as pointer:
+        with self._handle as pointer:
             status = _ffi.kk_persistence_of(pointer, byref(persistence))
             if status != Status.OK:
                 raise _ffi.failure(status, "asking how long the items last")
@@ -600,7 +565,7 @@ class Keychain(MutableMapping[str, str]):
         service_name, account_name = self._key(account, service)
         value = c_void_p()
         length = c_size_t()
-        with self._calling() as pointer:
+        with self._handle as pointer:
             status = _ffi.kk_get(pointer, service_name, account_name, byref(value), byref(length))
             try:
                 if status == Status.ENOTFOUND:
@@ -616,7 +581,7 @@ class Keychain(MutableMapping[str, str]):
         value (no secret enters this process). An item in a locked
         collection exists, and so does a value that is not valid UTF-8."""
         service_name, account_name = self._key(account, service)
-        with self._calling() as pointer:
+        with self._handle as pointer:
             status = _ffi.kk_exists(pointer, service_name, account_name)
         if status == Status.ENOTFOUND:
             return False
@@ -676,7 +641,7 @@ class Keychain(MutableMapping[str, str]):
         creating the item: ``str`` as UTF-8, bytes-like as is."""
         data = encode_value(value)
         service_name, account_name = self._key(account, service)
-        with self._calling() as pointer:
+        with self._handle as pointer:
             status = _ffi.kk_set(pointer, service_name, account_name, data, len(data))
             if status != Status.OK:
                 raise _ffi.failure(status, self._describe(account, service))
@@ -689,7 +654,7 @@ class Keychain(MutableMapping[str, str]):
         service_name = self._service_name if service is None else encode_name(service, "service")
         accounts = _ffi.ACCOUNT_LIST()
         count = c_size_t()
-        with self._calling() as pointer:
+        with self._handle as pointer:
             status = _ffi.kk_list(pointer, service_name, byref(accounts), byref(count))
             try:
                 if status != Status.OK:
@@ -701,7 +666,7 @@ class Keychain(MutableMapping[str, str]):
     def remove_value(self, account: str, service: Optional[str] = None) -> None:
         """Removes the key's item(s). Removing an absent item is not an error."""
         service_name, account_name = self._key(account, service)
-        with self._calling() as pointer:
+        with self._handle as pointer:
             status = _ffi.kk_remove(pointer, service_name, account_name)
             if status != Status.OK:
                 raise _ffi.failure(status, self._describe(account, service))
@@ -709,16 +674,12 @@ class Keychain(MutableMapping[str, str]):
     # -- the mapping protocol ----------------------------------------------
 
     def __getitem__(self, account: str) -> str:
-        """``kc[account]``: the text value; :class:`ItemNotFound` (a
-        ``KeyError``) when absent or not valid UTF-8. Within ``dict(kc)``,
-        the value may come from the one read of every listed account (see
-        :meth:`keys`)."""
-        data = self._prefetched(account)
-        if data is _MISSING:
-            data = self.value_bytes(account)
+        """``kc[account]``: the text value, read afresh (:meth:`value_bytes`);
+        :class:`ItemNotFound` (a ``KeyError``) when absent or not valid
+        UTF-8."""
+        data = self.value_bytes(account)
         text = _text(data)
         if text is None:
-            self._forget()
             raise self._absent(account) if data is None else self._not_text(account)
         return text
 
@@ -764,7 +725,6 @@ class Keychain(MutableMapping[str, str]):
         """Stores every (account, value) pair of ``other`` (a mapping, an
         object with ``keys()``, or pairs) and ``values``, in order, as
         :meth:`dict.update` does."""
-        self._forget()
         pairs: Iterable[Tuple[str, Value]]
         if isinstance(other, Mapping):
             pairs = other.items()
@@ -795,46 +755,14 @@ class Keychain(MutableMapping[str, str]):
     def keys(self) -> KeysView[str]:
         """``kc.keys()``: a view of the accounts. Iterating it lists them
         once (:meth:`accounts`), when the iteration starts, and reads no
-        value, as ``iter(kc)`` does.
+        value, as ``iter(kc)`` does (so it works while the keychain is
+        locked).
 
-        ``dict(kc)`` (and ``{**kc}``) iterate ``keys()``, then ask
-        ``kc[account]`` for each account listed, in order. So that this
-        makes two calls of the library rather than one per account, a
-        ``keys()`` iteration leaves its list with the keychain, and a
-        ``kc[account]`` for the first account listed reads the values of
-        all the listed accounts in one call (:meth:`get_many_bytes`). The
-        next ``kc[account]`` calls take their values from that read only
-        while all of these hold:
-
-        - they are made by the thread that iterated ``keys()``;
-        - they ask for the listed accounts in the order listed, each once:
-          a ``kc[account]`` for any other account discards the whole read
-          (that account, and every one after it, is read afresh);
-        - no other method of this keychain was called since, on any thread
-          (a write, a removal, ``in``, :meth:`value`, :meth:`accounts`,
-          :meth:`observe`, :meth:`close`, another iteration...): any such
-          call discards the read;
-        - less than ``PREFETCH_LIFETIME`` (0.25 s) passed since the
-          listing.
-
-        ``dict(kc)`` is therefore a snapshot of the service as of its
-        start, as ``items()`` is, that never misses a write made through
-        this keychain, and a ``kc[account]`` of your own code reads afresh
-        unless it follows a ``keys()`` iteration by these rules (then it is
-        as fresh as that listing). Only this keychain's calls discard the
-        read: a change made elsewhere (another handle or process) within
-        those 0.25 s may be missed by the rest of that ``dict(kc)``, as by
-        any snapshot. Each value is dropped once taken, and none is used
-        after those 0.25 s; ``dict(kc)`` takes them all, or drops them all
-        at a failure (a locked item, an account removed since the listing, a
-        value that is not valid UTF-8), which is raised for its own account
-        when reached. Values read but not taken (a loop that stops early)
-        are dropped at the next call on the keychain, or with it. A
-        ``keys()`` iteration itself never reads a value, so it works while
-        the keychain is locked; ``list(kc.keys())`` also asks ``len()``, a
-        listing, which discards the read.
+        ``dict(kc)`` (and ``{**kc}``) iterate ``keys()``, then read each
+        account with ``kc[account]``: one listing, then one call per
+        account. ``dict(kc.items())`` reads every value in one call (see
+        :meth:`items`).
         """
-        self._forget()
         return _KeysView(self)
 
     def items(self) -> ItemsView[str, str]:
@@ -846,14 +774,12 @@ class Keychain(MutableMapping[str, str]):
         :class:`ItemNotFound`, a locked item :class:`InteractionNotAllowed`
         (see the class), before any pair is yielded. ``len()`` lists; ``(account,
         value) in kc.items()`` reads that one account."""
-        self._forget()
         return _ItemsView(self)
 
     def values(self) -> ValuesView[str]:
         """``kc.values()``: a view of the text values. Each iteration, and
         ``value in kc.values()``, goes over a snapshot as :meth:`items`
         does; ``len()`` lists."""
-        self._forget()
         return _ValuesView(self)
 
     def popitem(self) -> Tuple[str, str]:
@@ -924,7 +850,7 @@ class Keychain(MutableMapping[str, str]):
         registration = Registration(callback, self._observers)
         token = c_uint64()
         try:
-            with self._calling() as pointer:
+            with self._handle as pointer:
                 status = _ffi.kk_observe(
                     pointer, service_name, account_name, on_change, registration.id, on_destroy, byref(token)
                 )
@@ -943,7 +869,7 @@ class Keychain(MutableMapping[str, str]):
 
     def _unobserve(self, token: int) -> None:
         try:
-            with self._calling() as pointer:
+            with self._handle as pointer:
                 status = _ffi.kk_unobserve(pointer, token)
         except KeychainClosed:
             return  # closing removed every observer
@@ -952,27 +878,9 @@ class Keychain(MutableMapping[str, str]):
 
     # -- helpers -------------------------------------------------------------
 
-    @contextmanager
-    def _calling(self) -> Iterator[_ffi.KeychainPointer]:
-        """``with self._handle``, discarding what a ``keys()`` iteration left
-        both before the call and after it (see :meth:`keys`)."""
-        self._forget()
-        try:
-            with self._handle as pointer:
-                yield pointer
-        finally:
-            self._forget()
-
-    def _forget(self) -> None:
-        """Discards what a ``keys()`` iteration left, and makes a read of it
-        under way on another thread unusable once it returns."""
-        self._prefetch = None
-        self._generation = object()
-
     def _keys(self, accounts: Iterable[str], service: Optional[str]) -> Tuple[bytes, Dict[str, bytes]]:
         """The service's bytes and each account's (in order, once each),
         checked as :meth:`_key` checks them."""
-        self._forget()
         if isinstance(accounts, (str, bytes, bytearray, memoryview)):
             raise InvalidArgument(f"accounts must be an iterable of str, not a {type(accounts).__name__}")
         try:
@@ -990,20 +898,19 @@ class Keychain(MutableMapping[str, str]):
         names: List[bytes],
         describe: Callable[[int], str],
         keep_before_failure: bool = False,
-        handle: Any = None,
     ) -> Tuple[List[Optional[bytes]], Optional[KeychainError]]:
         """``kk_get_many`` of ``names`` (at least one): the values (``None``
         when absent) of the accounts before the first one that could not be
         read, and that one's exception (``describe(index)`` names it), else
         ``None``. Without ``keep_before_failure`` no value is copied when an
         account failed. Every value the library returned is freed, whatever
-        happens. ``handle``: what to call through (default :meth:`_calling`)."""
+        happens."""
         count = len(names)
         accounts = (c_char_p * count)(*names)
         values = (c_void_p * count)()
         lengths = (c_size_t * count)()
         statuses = (c_int * count)(*([_NOT_WRITTEN] * count))
-        with (self._calling() if handle is None else handle) as pointer:
+        with self._handle as pointer:
             status = _ffi.kk_get_many(pointer, service_name, accounts, count, values, lengths, statuses)
             try:
                 failed = next(
@@ -1050,63 +957,6 @@ class Keychain(MutableMapping[str, str]):
             raise error
         return pairs
 
-    def _list_keys(self) -> Iterator[str]:
-        """A ``keys()`` iteration: lists, and leaves the list for ``dict(kc)``."""
-        accounts = self.accounts()
-        if accounts:
-            self._prefetch = _Prefetch(accounts, self._generation)
-        return iter(accounts)
-
-    def _prefetched(self, account: object) -> Any:
-        """The value (bytes; ``None`` when absent) of ``account`` from the
-        read that a ``keys()`` iteration allows (see :meth:`keys`), or
-        ``_MISSING`` when the rules allow none: then that read is
-        discarded. Raises the failure of ``account`` the read met."""
-        prefetch = self._prefetch
-        if prefetch is None:
-            return _MISSING
-        index = prefetch.position
-        if not (
-            prefetch.generation is self._generation
-            and prefetch.owner == threading.get_ident()
-            and _clock() < prefetch.deadline
-            and isinstance(account, str)
-            and index < len(prefetch.accounts)
-            and account == prefetch.accounts[index]
-        ):
-            self._forget()
-            return _MISSING
-        prefetch.position = index + 1
-        try:
-            if not prefetch.read:
-                prefetch.read = True
-                listed = prefetch.accounts
-                prefetch.values, prefetch.error = self._read_many(
-                    self._service_name,
-                    [name.encode("utf-8") for name in listed],
-                    lambda failed: self._describe(listed[failed], None),
-                    keep_before_failure=True,
-                    handle=self._handle,  # its own call does not discard it
-                )
-            if index < len(prefetch.values):
-                data = prefetch.values[index]
-                prefetch.values[index] = None
-            elif prefetch.error is not None:
-                raise prefetch.error
-            else:  # not reached: the values and the error cover every account
-                data = _MISSING
-        except BaseException:
-            self._drop(prefetch)
-            raise
-        if data is _MISSING or index + 1 == len(prefetch.accounts):
-            self._drop(prefetch)
-        return data
-
-    def _drop(self, prefetch: _Prefetch) -> None:
-        """Discards ``prefetch`` when it is still the keychain's."""
-        if self._prefetch is prefetch:
-            self._prefetch = None
-
     def _key(self, account: object, service: Optional[object]) -> Tuple[bytes, bytes]:
         account_name = encode_name(account, "account")
         if service is None:
@@ -1145,13 +995,14 @@ def _text(data: Optional[bytes]) -> Optional[str]:
 
 
 class _KeysView(KeysView[str]):
-    """``kc.keys()``: see :meth:`Keychain.keys`."""
+    """``kc.keys()``: see :meth:`Keychain.keys`. Its iterator is
+    ``iter(kc)``'s, which lists when it is created."""
 
     __slots__ = ()
     _mapping: Keychain
 
     def __iter__(self) -> Iterator[str]:
-        return self._mapping._list_keys()
+        return iter(self._mapping)
 
 
 class _ItemsView(ItemsView[str, str]):

@@ -1,25 +1,24 @@
-"""Batched reads (issue 26): get_many(), get_many_bytes(), and items(),
-values() and dict(kc) reading every value in one kk_get_many.
+"""Batched reads (issue 26): get_many(), get_many_bytes(), and items() and
+values() reading every value in one kk_get_many.
 
 What kk_get_many answers for each entry (the status kk_get would return) is
 asserted by the C ABI suite; here, that the binding gives exactly what
 value()/value_bytes() would give account by account, frees every value,
-raises what they would raise, and that the mapping's readers make two calls
-of the library (one listing, one batched read) — with the strict rules that
-keep a plain ``kc[account]`` as fresh as kk_get (see Keychain.keys()).
+raises what they would raise, and that items() and values() make two calls
+of the library (one listing, one batched read) while dict(kc) reads each
+value afresh with kk_get (see Keychain.keys()).
 """
 
 from __future__ import annotations
 
-import threading
 import traceback
 from collections import Counter
-from typing import Any, Callable, Dict, List
+from typing import Any, Dict, List
 
 import pytest
 
 from keychainkit import InvalidArgument, ItemNotFound, Keychain, Status
-from keychainkit import _ffi, _keychain
+from keychainkit import _ffi
 from support import unique_service
 
 MARKER = "SECRET-MARKER-many-9d41"
@@ -65,24 +64,6 @@ def stored(kc: Keychain) -> Keychain:
     for account, value in STORED.items():
         kc[account] = value
     return kc
-
-
-class Clock:
-    """A monotonic clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    """The clock of the prefetch's lifetime, frozen until the test moves it."""
-    fake = Clock()
-    monkeypatch.setattr(_keychain, "_clock", fake)
-    return fake
 
 
 def full_text(error: BaseException) -> str:
@@ -219,7 +200,7 @@ def test_every_value_is_freed_when_copying_one_fails(
     assert len(frees) == 3 + len(STORED)
 
 
-# -- items(), values(), dict(kc): two calls ------------------------------------
+# -- items(), values(): two calls; dict(kc): one per account ------------------
 
 
 def test_dict_items_and_values_equal_the_reads_account_by_account(kc: Keychain) -> None:
@@ -234,22 +215,17 @@ def test_dict_items_and_values_equal_the_reads_account_by_account(kc: Keychain) 
     assert kc == texts and kc != {**texts, "a": "other"}
 
 
-def test_dict_items_and_values_make_one_listing_and_one_batched_read(kc: Keychain, calls: "Counter[str]") -> None:
+def test_items_and_values_make_one_listing_and_one_batched_read(kc: Keychain, calls: "Counter[str]") -> None:
     texts = {f"account-{index:02}": f"value {index}\x00" for index in range(20)}
     kc.update(texts)
-    calls.clear()
-    assert dict(kc) == texts
-    assert reads(calls) == {"kk_list": 1, "kk_get_many": 1}
-    assert calls["many-count-20"] == 1
     for reader in (
         lambda: dict(kc.items()),
         lambda: {account: text for account, text in kc.items()},
         lambda: dict(zip(kc.accounts(), [text for text in kc.values()])),  # values(): accounts() is the 1st listing
-        lambda: {**kc},
     ):
         calls.clear()
         assert reader() == texts
-        assert calls["kk_get"] == 0 and calls["kk_get_many"] == 1, reads(calls)
+        assert calls["kk_get"] == 0 and calls["kk_get_many"] == 1 and calls["many-count-20"] == 1, reads(calls)
     calls.clear()
     for _ in kc.values():
         pass
@@ -258,8 +234,28 @@ def test_dict_items_and_values_make_one_listing_and_one_batched_read(kc: Keychai
     assert kc == texts
     assert reads(calls) == {"kk_list": 1, "kk_get_many": 1}
     calls.clear()
+    assert list(kc.items()) == list(texts.items())
+    assert reads(calls) == {"kk_list": 2, "kk_get_many": 1}  # list() also asks len(), a listing
+    calls.clear()
+    assert list(kc.values()) == list(texts.values())
+    assert reads(calls) == {"kk_list": 2, "kk_get_many": 1}
+    calls.clear()
     assert "value 3\x00" in kc.values() and "value 3" not in kc.values()
     assert reads(calls) == {"kk_list": 2, "kk_get_many": 2}
+
+
+def test_dict_of_the_keychain_reads_each_account_afresh(kc: Keychain, calls: "Counter[str]") -> None:
+    # dict(kc) and {**kc} iterate keys(), a listing that reads no value, then
+    # ask kc[account] for each account: one kk_get each, as documented.
+    texts = {f"account-{index:02}": f"value {index}\x00" for index in range(20)}
+    kc.update(texts)
+    calls.clear()
+    assert [account for account in kc.keys()] == list(texts) and kc.keys() == set(texts)
+    assert set(reads(calls)) == {"kk_list"}  # keys() reads no value
+    for reader in (lambda: dict(kc), lambda: {**kc}):
+        calls.clear()
+        assert reader() == texts
+        assert reads(calls) == {"kk_list": 1, "kk_get": 20}
 
 
 def test_an_empty_service_makes_one_listing_and_no_read(kc: Keychain, calls: "Counter[str]") -> None:
@@ -293,7 +289,6 @@ def test_an_account_removed_after_the_listing_is_left_out_of_items_and_dict_rais
     assert list(stored.values()) == list(expected.values())
     with pytest.raises(ItemNotFound, match="'vanished'"):
         dict(stored)  # dict() asks kc[account] for every account keys() listed
-    assert stored._prefetch is None
 
 
 def test_a_value_that_is_not_utf8_still_raises_item_not_found_from_the_readers(stored: Keychain) -> None:
@@ -303,195 +298,7 @@ def test_a_value_that_is_not_utf8_still_raises_item_not_found_from_the_readers(s
         with pytest.raises(ItemNotFound, match="'not-utf8'.*not valid UTF-8") as caught:
             read()
         assert caught.value.__context__ is None
-    assert stored._prefetch is None
     assert stored.get_many(["not-utf8"]) == {"not-utf8": None}
-
-
-# -- the prefetch of dict(kc): its rules --------------------------------------
-
-
-def iterate_keys(kc: Keychain) -> List[str]:
-    """Iterates ``kc.keys()`` as dict(kc) does (``list(kc.keys())`` would
-    also ask len(), a listing, which discards what keys() left)."""
-    return [account for account in kc.keys()]
-
-
-@pytest.fixture
-def abc(kc: Keychain) -> Keychain:
-    kc.update(a="1", b="2", c="3")
-    return kc
-
-
-def test_getting_the_listed_accounts_in_order_reads_them_once(abc: Keychain, calls: "Counter[str]") -> None:
-    assert iterate_keys(abc) == ["a", "b", "c"]
-    assert [abc["a"], abc["b"], abc["c"]] == ["1", "2", "3"]
-    assert reads(calls) == {"kk_list": 1, "kk_get_many": 1}
-    assert abc._prefetch is None  # every value taken: nothing held
-    assert abc["a"] == "1"  # each at most once: read afresh
-    assert reads(calls) == {"kk_list": 1, "kk_get_many": 1, "kk_get": 1}
-
-
-def test_iterating_keys_reads_no_value(abc: Keychain, calls: "Counter[str]") -> None:
-    assert iterate_keys(abc) == ["a", "b", "c"]
-    assert list(abc.keys()) == ["a", "b", "c"]
-    assert abc.keys() == {"a", "b", "c"}
-    assert set(reads(calls)) == {"kk_list"}
-
-
-def test_an_account_out_of_order_is_read_afresh_and_so_is_every_one_after(
-    abc: Keychain, calls: "Counter[str]"
-) -> None:
-    iterate_keys(abc)
-    assert abc["b"] == "2"
-    assert abc["a"] == "1" and abc["c"] == "3"
-    assert reads(calls) == {"kk_list": 1, "kk_get": 3}
-    iterate_keys(abc)
-    calls.clear()
-    assert abc["a"] == "1"  # the batch
-    assert abc["c"] == "3"  # skips b: afresh
-    assert abc["b"] == "2"
-    assert reads(calls) == {"kk_get_many": 1, "kk_get": 2}
-
-
-def test_a_write_between_keys_and_a_read_is_seen(abc: Keychain, calls: "Counter[str]") -> None:
-    iterate_keys(abc)
-    abc["b"] = "new before the batch"
-    assert abc["a"] == "1" and abc["b"] == "new before the batch"
-    assert calls["kk_get_many"] == 0
-    iterate_keys(abc)
-    assert abc["a"] == "1"  # reads a, b and c together
-    abc["b"] = "new after the batch"
-    assert abc["b"] == "new after the batch"
-    assert abc["c"] == "3"
-    assert calls["kk_get_many"] == 1
-
-
-def test_a_write_by_another_thread_is_seen(abc: Keychain) -> None:
-    iterate_keys(abc)
-    assert abc["a"] == "1"
-    writer = threading.Thread(target=abc.update_value, args=("from another thread", "b"))
-    writer.start()
-    writer.join(timeout=60)
-    assert abc["b"] == "from another thread"
-
-
-def test_a_write_under_way_while_the_values_are_read_is_seen(
-    abc: Keychain, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # A write that another thread started before the listing and the read,
-    # and that ends after them: what was read must not outlive it. (Made
-    # here on one thread: the listing and the read run inside the write's
-    # call, before the library stores the value.)
-    real = _ffi.kk_set
-    seen: List[str] = []
-
-    def write_late(*arguments: Any) -> Any:
-        monkeypatch.setattr(_ffi, "kk_set", real)
-        assert iterate_keys(abc) == ["a", "b", "c"]
-        seen.append(abc["a"])  # reads a, b and c together, b's old value
-        return real(*arguments)
-
-    monkeypatch.setattr(_ffi, "kk_set", write_late)
-    abc["b"] = "new"
-    assert seen == ["1"]
-    assert abc["b"] == "new"
-
-
-def test_a_removal_between_keys_and_a_read_is_seen(abc: Keychain) -> None:
-    iterate_keys(abc)
-    assert abc["a"] == "1"
-    abc.remove_value("b")
-    with pytest.raises(ItemNotFound):
-        abc["b"]
-
-
-CALLS: List[Callable[[Keychain], object]] = [
-    lambda kc: kc.contains("x"),
-    lambda kc: "x" in kc,
-    lambda kc: kc.value("x"),
-    lambda kc: kc.value_bytes("x"),
-    lambda kc: kc.get("x"),
-    lambda kc: kc.get_many(["x"]),
-    lambda kc: kc.get_many([]),
-    lambda kc: kc.accounts(),
-    lambda kc: len(kc),
-    lambda kc: iter(kc),
-    lambda kc: kc.keys(),
-    lambda kc: kc.items(),
-    lambda kc: kc.values(),
-    lambda kc: kc.update(),
-    lambda kc: kc.update_value("x", "other"),
-    lambda kc: kc.remove_value("other"),
-    lambda kc: kc.observe("x", lambda event: None).cancel(),
-    lambda kc: kc.persistence,
-    lambda kc: kc.server_logins,
-]
-
-
-@pytest.mark.parametrize("call", range(len(CALLS)))
-def test_any_other_call_on_the_keychain_discards_it(abc: Keychain, calls: "Counter[str]", call: int) -> None:
-    iterate_keys(abc)
-    CALLS[call](abc)
-    calls.clear()
-    assert [abc["a"], abc["b"]] == ["1", "2"]
-    assert reads(calls) == {"kk_get": 2}
-    iterate_keys(abc)
-    assert abc["a"] == "1"  # the batch
-    CALLS[call](abc)
-    calls.clear()
-    assert abc["b"] == "2"
-    assert reads(calls) == {"kk_get": 1}
-
-
-def test_closing_discards_it(abc: Keychain) -> None:
-    iterate_keys(abc)
-    assert abc["a"] == "1"
-    abc.close()
-    assert abc._prefetch is None
-
-
-def test_it_expires_a_quarter_second_after_the_listing(abc: Keychain, calls: "Counter[str]", clock: Clock) -> None:
-    assert _keychain.PREFETCH_LIFETIME == 0.25
-    start = clock.now
-    iterate_keys(abc)
-    clock.now = start + 0.25
-    assert abc["a"] == "1"
-    assert calls["kk_get_many"] == 0 and calls["kk_get"] == 1
-    start = clock.now
-    iterate_keys(abc)
-    clock.now = start + 0.2
-    assert abc["a"] == "1"  # the batch, read 0.2 s after the listing
-    clock.now = start + 0.249
-    assert abc["b"] == "2"  # 0.249 s after the listing
-    clock.now = start + 0.25
-    assert abc["c"] == "3"  # 0.25 s after: afresh
-    assert calls["kk_get_many"] == 1 and calls["kk_get"] == 2
-    assert abc._prefetch is None
-
-
-def test_another_thread_does_not_take_it(abc: Keychain, calls: "Counter[str]") -> None:
-    iterate_keys(abc)
-    seen: List[str] = []
-    reader = threading.Thread(target=lambda: seen.append(abc["a"]))
-    reader.start()
-    reader.join(timeout=60)
-    assert seen == ["1"] and calls["kk_get"] == 1 and calls["kk_get_many"] == 0
-    assert abc["a"] == "1"  # the other thread's access discarded it
-    assert calls["kk_get"] == 2 and calls["kk_get_many"] == 0
-
-
-def test_a_listing_by_another_thread_is_not_used_here(abc: Keychain, calls: "Counter[str]") -> None:
-    lister = threading.Thread(target=lambda: iterate_keys(abc))
-    lister.start()
-    lister.join(timeout=60)
-    assert [abc["a"], abc["b"]] == ["1", "2"]
-    assert calls["kk_get"] == 2 and calls["kk_get_many"] == 0
-
-
-def test_dict_of_the_keychain_holds_no_value_afterwards(stored: Keychain) -> None:
-    del stored["not-utf8"]
-    assert len(dict(stored)) == len(STORED) - 1
-    assert stored._prefetch is None
 
 
 # -- no secret quoted ---------------------------------------------------------

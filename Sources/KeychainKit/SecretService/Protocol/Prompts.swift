@@ -92,9 +92,11 @@ extension SecretServiceClient {
     /// them out of every search. A locked collection whose first item a
     /// search for that item's attributes finds (gnome-keyring, KWallet) is
     /// searched like any other. An empty locked collection looks the same
-    /// as a hiding one, so it counts as hiding (never "absent" by mistake).
-    /// Told by behaviour, never by name: oo7-daemon serves gnome-keyring's
-    /// `org.gnome.keyring.` interface too.
+    /// as one that hides its items in `Items` too (KeePassXC), so it counts
+    /// as hiding (never "absent" by mistake), but where the service keeps a
+    /// locked collection's `Items` (``listsLockedItems()``). Hiding is told
+    /// by behaviour, never by name: oo7-daemon serves gnome-keyring's
+    /// `org.gnome.keyring.` interface too, and hides.
     ///
     /// `known` is the service's collections when the caller knows them
     /// (none was created or deleted since it asked); the answer gives them
@@ -122,8 +124,11 @@ extension SecretServiceClient {
                 guard try reply.enter("v", "b", { () throws(SecretServiceFailure) in try reply.readBool() }) else { continue }
                 let items = try collectionProperty(Names.Collection.itemsProperty, at: collection)
                 let paths = try items.enter("v", "ao") { () throws(SecretServiceFailure) in try items.readObjectPaths() }
-                let shown = try paths.first.map { (path) throws(SecretServiceFailure) in try searchesShow(lockedItem: path) }
-                if shown != true { hidden.append(collection) }
+                guard let first = paths.first else {
+                    if !listsLockedItems() { hidden.append(collection) }
+                    continue
+                }
+                if try !searchesShow(lockedItem: first) { hidden.append(collection) }
             } catch let failure where failure.error == .itemNotFound {
                 continue  // deleted since it was listed: it hides nothing
             }
@@ -176,6 +181,13 @@ extension SecretServiceClient {
     /// collection hides its items is always told by behaviour
     /// (``hiddenCollections(among:)``).
     func announcesLocksAtOnce() -> Bool {
+        isGnomeKeyring() == true
+    }
+
+    /// Whether a locked collection's `Items` still lists its items, so that
+    /// an empty one is empty: gnome-keyring and oo7-daemon (which serve an
+    /// `org.gnome.keyring` interface) keep them, KeePassXC empties them.
+    func listsLockedItems() -> Bool {
         isGnomeKeyring() == true
     }
 
