@@ -9,8 +9,9 @@
 # run by CI itself and by IntegrationTests/packaging.) Then it checks the
 # README's facts that drift against their sources: the Debian packages it
 # lists against scripts/install-deps.sh, its list of what `make test` runs
-# against the Makefile's `test:` target, and its layout table against the
-# repository's top-level directories. Prints `N passed, N failed`.
+# against the Makefile's `test:` target, its layout table against the
+# repository's top-level directories, and every list of the backends against
+# the header's. Prints `N passed, N failed`.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 [ "${KEYCHAINKIT_TEST_KEYRING:-}" = private ] || exec "$root/scripts/with-secret-service.sh" "$0" "$@"
@@ -172,13 +173,53 @@ elif check == "layout":
             print(f"README.md: no layout row for the top-level directory {directory}/")
             ok = False
     sys.exit(0 if ok else 1)
+elif check == "backends":
+    # The list of backends is the header's (kk_backend_of's names); every
+    # other place that lists them says the same, so that adding one is its
+    # folder, its opener, and these lists, and a list missed is found here.
+    def read(path):
+        return open(os.path.join(root, path)).read()
+    def slug(name):  # Swift's and Python's spellings: secretService, secret_service
+        return re.sub(r"([A-Z])", r"-\1", name).lower().replace("_", "-")
+    def found(pattern, path, flags=0):
+        match = re.search(pattern, read(path), flags)
+        if not match:
+            sys.exit(f"{path}: no list of backends where expected ({pattern})")
+        return match.group(1)
+    backends = sorted(re.findall(r'"([a-z-]+)"', found(
+        r"/\*\*((?:(?!\*/).)*)\*/\s*KK_API kk_status kk_backend_of\(", "include/keychainkit.h", re.S)))
+    invocation = "Sources/KeychainKitCLI/Invocation.swift"
+    lists = {
+        "the tool's Invocation.Backend": [value or slug(case) for case, value in re.findall(
+            r'case (\w+)(?: = "([^"]+)")?', found(r"enum Backend: String, CaseIterable \{(.*?)\n    \}", invocation, re.S))],
+        "the Swift tests' Backend": [slug(case) for case in re.findall(
+            r"^    case (\w+)$", found(r"enum Backend: String[^{]*\{(.*?)\n\n", "Tests/KeychainKitTests/Support/Backend.swift", re.S), re.M)],
+        "the Python Keychain.backend docstring": re.findall(r'``"([a-z-]+)"``', found(
+            r'def backend\(self\) -> str:\s*"""(.*?)"""', "bindings/python/keychainkit/_keychain.py", re.S)),
+        "the C runner's usage": found(r"usage: %s ([a-z|-]+)", "IntegrationTests/c/kk_test.c").split("|"),
+        "the completion's --backend": found(r'--backend\) COMPREPLY=\(\$\(compgen -W "([^"]+)"', "completions/keychainkit").split(),
+    }
+    for usage in re.findall(r"--backend ((?:[a-z-]+\|)+[a-z-]+)", read(invocation)):
+        lists[f"the tool's help (--backend {usage})"] = usage.split("|")
+    ok = True
+    for where, names in lists.items():
+        if sorted(names) != backends:
+            print(f"{where}: {' '.join(sorted(names))}; the header's kk_backend_of: {' '.join(backends)}")
+            ok = False
+    # The Python suite runs the binding on some of them, each a real one.
+    for name in re.findall(r'"(\w+)"', found(r"^BACKENDS = \[([^]]*)\]", "bindings/python/tests/support.py", re.M)):
+        if slug(name) not in backends:
+            print(f"bindings/python/tests/support.py: BACKENDS names {name}, which is no backend")
+            ok = False
+    sys.exit(0 if ok else 1)
 PY
 }
-for check in packages make-test layout; do
+for check in packages make-test layout backends; do
     case $check in
         packages)  name="README's Debian packages are scripts/install-deps.sh's" ;;
         make-test) name="README's list of what make test runs is the Makefile's test: target" ;;
         layout)    name="README's layout table has a row per top-level directory, and its paths exist" ;;
+        backends)  name="every list of backends (the tool, its completion, the C, Swift and Python tests) is the header's" ;;
     esac
     if facts "$check"; then ok "$name"; else bad "$name"; fi
 done
