@@ -324,6 +324,56 @@ TEST_ON(KT_FILE, master_secret_from_a_descriptor_and_from_a_systemd_credential)
     unsetenv("CREDENTIALS_DIRECTORY");
 }
 
+/* The master's bounds and sources, as the header gives them: at most 4096
+ * bytes; from a descriptor exactly what it holds (a final newline is part
+ * of it); a credentials directory without keychainkit.master is no
+ * master. */
+TEST_ON(KT_FILE, master_secrets_are_bounded_and_taken_as_given)
+{
+    unsigned char big[4097];
+    memset(big, 'm', sizeof big);
+    kk_file_options options = KK_FILE_OPTIONS_INIT;
+    options.path = kt_file_path();
+    options.master_source = KK_MASTER_SECRET;
+    options.master = big;
+    options.master_len = 4096;
+    kk_keychain *kc = NULL;
+    if (CHECK_STATUS(kk_open_file(&options, &kc), KK_OK)) {
+        CHECK_STATUS(set_str(kc, kt_service(), "a", "v"), KK_OK);
+        kk_close(kc);
+    }
+    options.master_len = 4097;
+    CHECK_STATUS(kk_open_file(&options, &kc), KK_EINVAL);
+
+    /* 4095 of the bytes and a newline: the newline is the 4096th byte. */
+    kk_file_options by_fd = KK_FILE_OPTIONS_INIT;
+    by_fd.path = kt_file_path();
+    by_fd.master_source = KK_MASTER_FD;
+    for (size_t length = 4095; length <= 4096; length++) {
+        int fds[2];
+        REQUIRE(pipe(fds) == 0);
+        CHECK(write(fds[1], big, length) == (ssize_t)length);
+        CHECK(write(fds[1], "\n", 1) == 1);
+        close(fds[1]);
+        by_fd.master_fd = fds[0];
+        /* 4097 bytes: more than a master holds. */
+        CHECK_STATUS(kk_open_file(&by_fd, &kc), length == 4095 ? KK_EWRONGKEY : KK_ENOKEY);
+        close(fds[0]);
+    }
+
+    char directory[400];
+    snprintf(directory, sizeof directory, "%s.empty-credentials", kt_file_path());
+    REQUIRE(mkdir(directory, 0700) == 0);
+    setenv("CREDENTIALS_DIRECTORY", directory, 1);
+    kk_file_options credential = KK_FILE_OPTIONS_INIT;
+    credential.path = kt_file_path();
+    credential.master_source = KK_MASTER_CREDENTIAL;
+    CHECK_STATUS(kk_open_file(&credential, &kc), KK_ENOKEY);
+    CHECK(strstr(kk_error_message(), "keychainkit.master") != NULL);
+    unsetenv("CREDENTIALS_DIRECTORY");
+    rmdir(directory);
+}
+
 /** Removes the kernel's cached master of the test's file (its key in the
  *  persistent keyring, as kk_open_kernel_keyring sees it). */
 static void forget_cached_master(void)

@@ -172,29 +172,12 @@ def test_a_master_secret_from_a_descriptor(path: pathlib.Path) -> None:
         assert kc["A"] == "v"
 
 
-def test_a_final_newline_on_the_descriptor_is_part_of_the_secret(written: pathlib.Path) -> None:
-    fd = pipe_holding(MASTER.encode() + b"\n")
-    try:
-        with pytest.raises(WrongMasterKey):
-            Keychain.file(written, master_fd=fd)
-    finally:
-        os.close(fd)
-
-
 def test_without_the_systemd_credential_there_is_no_master_secret(path: pathlib.Path, no_credential: None) -> None:
     for options in ({"credential": True}, {}):
         with pytest.raises(NoMasterKey) as caught:
             Keychain.file(path, **options)
         assert "keychainkit.master" in caught.value.message
     assert not path.exists()
-
-
-def test_a_credential_directory_without_the_credential_has_no_master_secret(
-    path: pathlib.Path, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(tmp_path))
-    with pytest.raises(NoMasterKey):
-        Keychain.file(path, credential=True)
 
 
 # -- the file --------------------------------------------------------------------
