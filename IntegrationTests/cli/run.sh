@@ -287,6 +287,33 @@ $KEYCHAINKIT_TEST_KEYRING_PASSWORD
 EOF' sh "$kk"
     expect "loaded locked, then unlocked: rm removed nothing" 0 "$marker"$'\n' "" -- "$kk" get --service "$svc" locked
     expect "lock" 0 "" "" -- "$kk" lock login
+    # On a terminal: the prompt, no echo of what is typed, unlocked.
+    if out=$("$python" - "$kk" <<'PY' 2>&1
+import os, pty, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], [sys.argv[1], "unlock"])
+seen, sent = b"", False
+while True:
+    try:
+        chunk = os.read(fd, 1024)
+    except OSError:
+        break
+    if not chunk:
+        break
+    seen += chunk
+    if not sent and b"Password to unlock" in seen:
+        time.sleep(0.2)  # the prompt is written before echo is turned off
+        os.write(fd, os.environ["KEYCHAINKIT_TEST_KEYRING_PASSWORD"].encode() + b"\n")
+        sent = True
+status = os.waitpid(pid, 0)[1]
+password = os.environ["KEYCHAINKIT_TEST_KEYRING_PASSWORD"].encode()
+print(seen.decode(errors="replace"))
+sys.exit(0 if sent and os.waitstatus_to_exitcode(status) == 0 and password not in seen else 1)
+PY
+    ); then ok "unlock on a terminal: prompted, no echo"; else bad "unlock on a terminal: prompted, no echo" "$out"; fi
+    expect "unlocked from a terminal: readable" 0 "$marker"$'\n' "" -- "$kk" get --service "$svc" locked
+    expect "lock again" 0 "" "" -- "$kk" lock login
     expect "locked by lock: get exits 3" 3 "" "locked" -- "$kk" get --service "$svc" locked
     # Over SSH: no DBUS_SESSION_BUS_ADDRESS, the user's bus at $XDG_RUNTIME_DIR/bus.
     runtime="$work/runtime"; mkdir -m 700 "$runtime"
