@@ -181,6 +181,47 @@ expect "run: a command not found: exit 127" 127 "" "cannot run" -- "$kk" run --s
 expect "run: arguments that are not UTF-8 reach the command as they are" 0 " ff 80" "" -- \
     "$kk" run --service "$svc" --env T=run:acct -- sh -c 'printf %s "$1" | od -An -tx1 | tr -d "\n"' sh $'\xff\x80'
 expect "run: the COMMAND comes after --" 2 "" "after --" -- "$kk" run --service "$svc" --env T=run:acct true
+# Secrets by reference: .env files for run, templates for inject.
+odd="$svc.odd/name 100%"   # a service with '/', ' ' and '%': percent-encoded
+input=$'odd-secret\n'; expect "references: set in an odd service" 0 "" "" -- "$kk" set --service "$odd" "a b"
+input=""
+enc_svc="${svc}.odd%2Fname%20100%25"
+{
+    printf '# a comment, then a blank line\n\n'
+    printf 'PLAIN=as written=with "quotes"\n'
+    printf 'export TOKEN=keychainkit://%s/run:acct\n' "$svc"
+    printf 'ODD=keychainkit://%s/a%%20b\n' "$enc_svc"
+} >"$work/app.env"
+expect "run --env-file: references resolved, other values as written" 0 'run-secret|odd-secret|as written=with "quotes"' "" -- \
+    "$kk" run --env-file "$work/app.env" -- sh -c 'printf "%s|%s|%s" "$TOKEN" "$ODD" "$PLAIN"'
+printf 'TOKEN=overridden\n' >"$work/second.env"
+expect "run: several --env-file and --env combine, later ones winning" 0 "run-secret" "" -- \
+    "$kk" run --env-file "$work/second.env" --service "$svc" --env TOKEN=run:acct -- sh -c 'printf %s "$TOKEN"'
+printf 'TOKEN=keychainkit://%s/run:acct\nMISSING=keychainkit://%s/nobody\n' "$svc" "$svc" >"$work/missing.env"
+expect "run --env-file: an absent reference runs nothing, exit 1" 1 "" "no secret for 'nobody'" -- \
+    "$kk" run --env-file "$work/missing.env" -- sh -c 'echo ran'
+printf 'X=keychainkit://no-slash\n' >"$work/bad.env"
+expect "run --env-file: a malformed reference is bad usage" 2 "" "not a reference" -- "$kk" run --env-file "$work/bad.env" -- true
+printf '9X=1\n' >"$work/badname.env"
+expect "run --env-file: a bad line names its line, not its value" 2 "" "badname.env:1: not NAME=value" -- \
+    "$kk" run --env-file "$work/badname.env" -- true
+printf 'user: admin\npassword: {{ keychainkit://%s/run:acct }}\nodd: {{keychainkit://%s/a%%20b}}\nother: {{ not.ours }}\n' \
+    "$svc" "$enc_svc" >"$work/config.tmpl"
+expect "inject: placeholders replaced, other text kept, to stdout" 0 \
+    $'user: admin\npassword: run-secret\nodd: odd-secret\nother: {{ not.ours }}\n' "" -- "$kk" inject -i "$work/config.tmpl"
+expect "inject -o: written whole" 0 "" "" -- "$kk" inject -i "$work/config.tmpl" -o "$work/config.out"
+if [ "$(stat -c %a "$work/config.out")" = 600 ] && grep -qx 'password: run-secret' "$work/config.out" \
+    && [ -z "$(find "$work" -name 'config.out.keychainkit-new.*')" ]; then ok "inject -o: mode 0600, nothing left beside it"
+else bad "inject -o: mode 0600, nothing left beside it" "$(ls -l "$work")"; fi
+printf 'a: {{ keychainkit://%s/run:acct }}\nb: {{ keychainkit://%s/nobody }}\n' "$svc" "$svc" >"$work/missing.tmpl"
+expect "inject: an absent reference writes nothing, exit 1" 1 "" "no secret for 'nobody'" -- \
+    "$kk" inject -i "$work/missing.tmpl" -o "$work/missing.out"
+if [ -e "$work/missing.out" ]; then bad "inject: nothing written"; else ok "inject: nothing written"; fi
+if grep -q run-secret "$work/err"; then bad "inject: no secret in the error" "$(cat "$work/err")"; else ok "inject: no secret in the error"; fi
+input="x: {{ keychainkit://$svc/run:acct }}"$'\n'
+expect "inject: the template from stdin" 0 $'x: run-secret\n' "" -- "$kk" inject
+input=""
+expect "references: rm the odd one" 0 "" "" -- "$kk" rm --service "$odd" "a b"
 expect "run: rm" 0 "" "" -- "$kk" rm --service "$svc" run:acct
 
 # get of several accounts: one batch, printed as JSON or NUL-separated.
@@ -263,6 +304,13 @@ expect "locked keyring: get --json exits 3 and prints nothing" 3 "" "locked" -- 
     "$kk" --prompt never get --json --service "$svc" locked nobody
 expect "locked keyring: run runs nothing, exit 3" 3 "" "locked" -- \
     "$kk" --prompt never run --service "$svc" --env T=locked -- sh -c 'echo ran'
+printf 'T=keychainkit://%s/locked\n' "$svc" >"$work/locked.env"
+expect "locked keyring: run --env-file runs nothing, exit 3" 3 "" "locked" -- \
+    "$kk" --prompt never run --env-file "$work/locked.env" -- sh -c 'echo ran'
+printf 't: {{ keychainkit://%s/locked }}\n' "$svc" >"$work/locked.tmpl"
+expect "locked keyring: inject writes nothing, exit 3" 3 "" "locked" -- \
+    "$kk" --prompt never inject -i "$work/locked.tmpl" -o "$work/locked.out"
+if [ -e "$work/locked.out" ]; then bad "locked keyring: inject wrote nothing"; else ok "locked keyring: inject wrote nothing"; fi
 control unlock
 input=""
 expect "unlocked again: readable" 0 "$marker"$'\n' "" -- "$kk" get --service "$svc" locked

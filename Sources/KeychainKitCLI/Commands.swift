@@ -49,8 +49,10 @@ struct Commands {
                 try keychain.accounts(inService: service)
             }
             for account in accounts { try StandardStreams.writeNameLine(account) }
-        case let .run(bindings, command):
-            try runCommand(command, with: bindings)
+        case let .run(envFiles, bindings, command):
+            try runCommand(command, envFiles: envFiles, bindings: bindings)
+        case let .inject(input, output):
+            try inject(input, into: output)
         case .info:
             try StandardStreams.writeLine("backend: \(backend.rawValue)")
             if let store = keychain.storeIdentity { try StandardStreams.writeNameLine("store: \(store)") }
@@ -119,9 +121,6 @@ struct Commands {
         }
     }
 
-    /// Reads the bindings' secrets together, puts each in its variable,
-    /// and replaces this process with `command` (so its exit status is the
-    /// command's). Nothing is run when a secret is missing or unusable.
     /// Unlocks `collection`: nothing is asked when it is unlocked; with its
     /// password where the service takes one (from `descriptor`, else typed
     /// without echo on a terminal, else stdin), else with the service's own
@@ -150,26 +149,83 @@ struct Commands {
         }
     }
 
+    /// `inject`: the template from `input` (stdin when `nil`) with its
+    /// references' secrets in place, to `output` (stdout when `nil`);
+    /// nothing is written when one cannot be read.
+    private func inject(_ input: String?, into output: String?) throws(CLIFailure) {
+        var template: [UInt8]
+        if let input {
+            let fd = open(input, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+            guard fd >= 0 else { throw CLIFailure(.io, "cannot open the template '\(input)': \(String(cString: strerror(errno)))") }
+            defer { close(fd) }
+            template = try StandardStreams.readAll(fd, atMost: 16 << 20, what: "the template '\(input)'")
+        } else {
+            template = try StandardStreams.readAll(STDIN_FILENO, atMost: 16 << 20, what: "the template")
+        }
+        defer { template.wipe() }
+        let pieces = try TemplateInjection.pieces(of: template)
+        let references = pieces.compactMap { piece -> SecretReference? in
+            if case let .secret(reference) = piece { return reference }
+            return nil
+        }
+        var secrets = try resolve(references, in: keychain)
+        defer { for reference in secrets.keys { secrets[reference]!.wipe() } }
+        var result: [UInt8] = []
+        defer { result.wipe() }
+        for piece in pieces {
+            switch piece {
+            case let .text(bytes): result.appendWipingOldStorage(bytes)
+            case let .secret(reference): result.appendWipingOldStorage(secrets[reference]!)
+            }
+        }
+        if let output {
+            try TemplateInjection.writeAtomically(result, to: output)
+        } else {
+            try StandardStreams.write(result)
+        }
+    }
+
     /// How `unlock` and `lock` name `collection` in messages.
     private static func named(_ collection: String?) -> String {
         collection.map { "the collection '\($0)'" } ?? "the default collection"
     }
 
-    private func runCommand(_ command: [String], with bindings: [(name: String, account: String)]) throws(CLIFailure) {
-        let found = try readMany(bindings.map(\.account))
-        var values: [(name: String, value: [UInt8])] = []
-        for ((name, account), value) in zip(bindings, found) {
-            guard let value else { throw CLIFailure(.notFound, "no secret for '\(account)' on '\(service)'") }
-            guard !value.contains(0) else {
-                throw CLIFailure(.usage, "the secret of '\(account)' holds a NUL byte, which no environment variable can")
-            }
-            values.append((name, value))
+    /// Reads the secrets of `envFiles`' references and of `bindings` (one
+    /// batch per service), puts every variable in the environment (in
+    /// order: files, then bindings; later ones win), and replaces this
+    /// process with `command` (so its exit status is the command's).
+    /// Nothing is run when a secret is missing or unusable.
+    private func runCommand(
+        _ command: [String], envFiles: [String], bindings: [(name: String, account: String)]
+    ) throws(CLIFailure) {
+        for (_, account) in bindings { _ = try key(account) }
+        var variables: [(name: String, value: EnvironmentFile.Value)] = []
+        for path in envFiles { variables += try EnvironmentFile.read(path) }
+        for (name, account) in bindings {
+            variables.append((name, .secret(SecretReference(service: service, account: account))))
         }
-        for index in values.indices {
-            var text = values[index].value + [0]
-            _ = text.withUnsafeBytes { setenv(values[index].name, $0.baseAddress!.assumingMemoryBound(to: CChar.self), 1) }
+        let references = variables.compactMap { variable -> SecretReference? in
+            if case let .secret(reference) = variable.value { return reference }
+            return nil
+        }
+        var secrets = try resolve(references, in: keychain)
+        defer { for reference in secrets.keys { secrets[reference]!.wipe() } }
+        for (_, value) in variables {
+            if case let .secret(reference) = value, secrets[reference]!.contains(0) {
+                throw CLIFailure(.usage, "the secret \(reference.description) holds a NUL byte, which no environment variable can")
+            }
+            if case let .text(bytes) = value, bytes.contains(0) {
+                throw CLIFailure(.usage, "an env file value holds a NUL byte, which no environment variable can")
+            }
+        }
+        for (name, value) in variables {
+            var text: [UInt8]
+            switch value {
+            case let .text(bytes): text = bytes + [0]
+            case let .secret(reference): text = secrets[reference]! + [0]
+            }
+            _ = text.withUnsafeBytes { setenv(name, $0.baseAddress!.assumingMemoryBound(to: CChar.self), 1) }
             text.wipe()
-            values[index].value.wipe()
         }
         // The command's own bytes after `--`, not `command` (Swift repairs
         // arguments that are not UTF-8 into U+FFFD: `rm d/$'\xff'` would

@@ -13,8 +13,12 @@ struct Invocation {
         case list
         /// What the keychain is and how long its items last.
         case info
-        /// Runs `command` with the secrets of `bindings` in its environment.
-        case run(bindings: [(name: String, account: String)], command: [String])
+        /// Runs `command` with the variables of `envFiles` (in order), then
+        /// the secrets of `bindings`, in its environment.
+        case run(envFiles: [String], bindings: [(name: String, account: String)], command: [String])
+        /// Writes `input` (a template file; `nil`: stdin) with its
+        /// references' secrets in place, to `output` (`nil`: stdout).
+        case inject(input: String?, output: String?)
         case watch(account: String, interval: Duration?)
         /// git's credential helper protocol (``GitCredentialHelper``).
         case gitCredential(operation: String)
@@ -102,6 +106,21 @@ struct Invocation {
                         (126 not executable, 127 not found). Any process of the
                         same user can read a process's environment
                         (/proc/PID/environ), and COMMAND's children inherit it
+      run --env-file FILE ... -- COMMAND [ARG...]
+                        the same with the variables of a .env file: NAME=value
+                        lines pass as written, NAME=keychainkit://SERVICE/ACCOUNT
+                        lines get that secret (names percent-encoded where
+                        they hold '/', '%' or a space); several --env-file and
+                        --env combine, later ones winning; each service's
+                        secrets are read in one batch, and COMMAND never
+                        starts when one cannot be read
+      inject [-i TEMPLATE] [-o FILE]
+                        copy TEMPLATE (default stdin) to FILE (default
+                        stdout) with each {{ keychainkit://SERVICE/ACCOUNT }}
+                        replaced by that secret; FILE is written whole or not
+                        at all (mode 0600, renamed into place), and nothing is
+                        written when one secret cannot be read. The secrets
+                        then live in FILE: delete it when done
       watch ACCOUNT     print a line per change until interrupted, as the
                         service announces changes
       unlock [COLLECTION]
@@ -282,6 +301,9 @@ struct Invocation {
         var interval: Duration?
         var positional: [String] = []
         var bindings: [(name: String, account: String)] = []
+        var envFiles: [String] = []
+        var injectInput: String?
+        var injectOutput: String?
         var index = 0
 
         func value(of flag: String) throws(CLIFailure) -> String {
@@ -313,6 +335,9 @@ struct Invocation {
                     throw CLIFailure(.usage, "--env needs NAME=ACCOUNT, NAME letters, digits and _ not starting with a digit")
                 }
                 bindings.append((String(binding[..<equals]), String(binding[binding.index(after: equals)...])))
+            case "--env-file": envFiles.append(try value(of: argument))
+            case "-i", "--in": injectInput = try value(of: argument)
+            case "-o", "--out": injectOutput = try value(of: argument)
             case "--master-fd":
                 masterDescriptor = try Self.descriptor(try value(of: argument), for: argument)
             case "--password-fd":
@@ -385,9 +410,14 @@ struct Invocation {
             command = .info
         case "watch": command = .watch(account: try account(), interval: interval)
         case "run":
-            guard !bindings.isEmpty else { throw CLIFailure(.usage, "run needs at least one --env NAME=ACCOUNT") }
+            guard !bindings.isEmpty || !envFiles.isEmpty else {
+                throw CLIFailure(.usage, "run needs at least one --env NAME=ACCOUNT or --env-file FILE")
+            }
             guard !operands.isEmpty else { throw CLIFailure(.usage, "run needs a COMMAND after --") }
-            command = .run(bindings: bindings, command: operands)
+            command = .run(envFiles: envFiles, bindings: bindings, command: operands)
+        case "inject":
+            guard operands.isEmpty else { throw CLIFailure(.usage, "inject takes no operands (-i TEMPLATE, -o FILE)") }
+            command = .inject(input: injectInput, output: injectOutput)
         case "unlock", "lock":
             guard operands.count < 2 else { throw CLIFailure(.usage, "\(name) takes at most one COLLECTION") }
             guard backend == .secretService else {
