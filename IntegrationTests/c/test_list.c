@@ -5,6 +5,7 @@
  */
 #include "kt_keychain.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +69,26 @@ TEST(list_keeps_canonically_equal_names_apart)
     REQUIRE(accounts != NULL);
     CHECK_EQ(count, 2);
     kk_list_free(accounts);
+
+    /* Services too: two canonically equal ones are two services. */
+    char composed[300], decomposed[300];
+    snprintf(composed, sizeof composed, "%s.caf\xC3\xA9", kt_service());
+    snprintf(decomposed, sizeof decomposed, "%s.cafe\xCC\x81", kt_service());
+    CHECK_STATUS(kk_set(kc, composed, "shared", "1", 1), KK_OK);
+    CHECK_STATUS(kk_set(kc, composed, "only-composed", "2", 1), KK_OK);
+    CHECK_STATUS(kk_set(kc, decomposed, "shared", "3", 1), KK_OK);
+    const char *services[] = {composed, decomposed};
+    const char *own[] = {"only-composed", "shared"};
+    for (int i = 0; i < 2; i++) {
+        accounts = NULL;
+        if (CHECK_STATUS(kk_list(kc, services[i], &accounts, &count), KK_OK) && CHECK_EQ(count, i == 0 ? 2 : 1))
+            CHECK_STR_EQ(accounts[0], own[i]);
+        kk_list_free(accounts);
+    }
+    CHECK_VALUE(kc, decomposed, "shared", "3", 1);
+    kk_remove(kc, composed, "shared");
+    kk_remove(kc, composed, "only-composed");
+    kk_remove(kc, decomposed, "shared");
     kk_close(kc);
 }
 

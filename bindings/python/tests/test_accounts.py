@@ -9,7 +9,6 @@ import pytest
 
 from keychainkit import InvalidArgument, Keychain
 from keychainkit import _ffi
-from support import unique_service
 
 NFC = "caf\u00e9"  # é as one code point
 NFD = "cafe\u0301"  # e + COMBINING ACUTE ACCENT: canonically equivalent, other bytes
@@ -30,22 +29,6 @@ def test_accounts_are_sorted_by_their_utf8_bytes(kc: Keychain) -> None:
         kc[name] = name
     assert kc.accounts() == sorted(NAMES, key=lambda name: name.encode("utf-8"))
     assert dict(kc) == {name: name for name in NAMES}
-
-
-def test_canonically_equivalent_services_are_two_services(kc: Keychain) -> None:
-    base = unique_service()
-    composed, decomposed = base + NFC, base + NFD
-    kc.update_value("1", "shared", service=composed)
-    kc.update_value("2", "only-composed", service=composed)
-    kc.update_value("3", "shared", service=decomposed)
-    kc.update_value("4", "only-decomposed", service=decomposed)
-    try:
-        assert kc.accounts(composed) == ["only-composed", "shared"]
-        assert kc.accounts(decomposed) == ["only-decomposed", "shared"]
-    finally:
-        for service in (composed, decomposed):
-            for account in ("shared", "only-composed", "only-decomposed"):
-                kc.remove_value(account, service=service)
 
 
 @pytest.mark.parametrize(
