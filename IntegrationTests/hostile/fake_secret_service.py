@@ -591,16 +591,20 @@ class FakeSecretService:
             self.log(f'no-reply: dropping {member}')
             return
         delay = self.modes.delay(member)
+        floods = list(self.modes.flood())
         if delay:
             self.log(f'slow: answering {member} in {delay:.3f} s')
-            self.later(delay, lambda: self.answer(message, hostile=True))
+            self.later(delay, lambda: self.answer(message, hostile=True, floods=floods))
         else:
-            self.answer(message, hostile=True)
+            self.answer(message, hostile=True, floods=floods)
 
-    def answer(self, message, hostile: bool) -> None:
+    def answer(self, message, hostile: bool, floods: Optional[list] = None) -> None:
+        """Replies to `message`; hostile: with the modes in force and the
+        `floods` decided when the call came (so that a slow answer to an
+        earlier call never floods with a mode set since)."""
         reply = self.reply_to(message)
         if hostile:
-            for count, size in self.modes.flood():
+            for count, size in floods or []:
                 self.emit('ItemChanged', self.some_item_path(), count, size)
             member = message.header.fields.get(HeaderFields.member, '')
             if self.modes.for_method('wrong-types', member):
