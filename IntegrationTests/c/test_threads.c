@@ -228,3 +228,105 @@ TEST_ON(KT_SECRET_SERVICE, eight_threads_of_mixed_rounds_ten_runs_in_a_row)
         kk_close(kc);
     }
 }
+
+/* ---- listing while other threads add accounts ------------------------------ */
+
+#define LIST_WRITERS 4
+#define LIST_WRITES 25
+
+typedef struct lister {
+    kk_keychain *kc;
+    const char *service;
+    atomic_int done;
+    int listings, unsorted, strangers, failures;
+    kk_status first_failure;
+} lister;
+
+typedef struct list_writer {
+    kk_keychain *kc;
+    const char *service;
+    int index, failures;
+} list_writer;
+
+static void *add_accounts(void *arg)
+{
+    list_writer *w = arg;
+    char account[16];
+    for (int step = 0; step < LIST_WRITES; step++) {
+        snprintf(account, sizeof account, "k%d-%02d", w->index, step);
+        if (kk_set(w->kc, w->service, account, "x", 1) != KK_OK) w->failures++;
+    }
+    return NULL;
+}
+
+/* An account one of the writers writes: "k<writer>-<two-digit step>". */
+static int written_name(const char *account)
+{
+    return strlen(account) == 5 && account[0] == 'k' && account[1] >= '0' &&
+           account[1] < '0' + LIST_WRITERS && account[2] == '-' && account[3] >= '0' &&
+           account[3] <= '9' && account[4] >= '0' && account[4] <= '9' &&
+           (account[3] - '0') * 10 + (account[4] - '0') < LIST_WRITES;
+}
+
+static void *list_until_done(void *arg)
+{
+    lister *l = arg;
+    while (!atomic_load(&l->done)) {
+        char **accounts = NULL;
+        size_t count = 0;
+        kk_status status = kk_list(l->kc, l->service, &accounts, &count);
+        if (status != KK_OK) {
+            if (l->failures++ == 0) l->first_failure = status;
+            continue;
+        }
+        l->listings++;
+        for (size_t i = 0; i < count; i++) {
+            if (!written_name(accounts[i])) l->strangers++;
+            if (i > 0 && strcmp(accounts[i - 1], accounts[i]) >= 0) l->unsorted++;
+        }
+        kk_list_free(accounts);
+    }
+    return NULL;
+}
+
+/* Each listing taken while four threads add accounts is a sorted snapshot
+ * of what was written so far; the last one holds everything. */
+TEST(listing_while_other_threads_add_accounts)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    const char *service = kt_service();
+    lister l = {.kc = kc, .service = service};
+    list_writer writers[LIST_WRITERS];
+    pthread_t listing, threads[LIST_WRITERS];
+    REQUIRE(pthread_create(&listing, NULL, list_until_done, &l) == 0);
+    int started = 0;
+    for (int i = 0; i < LIST_WRITERS; i++) {
+        writers[i] = (list_writer){.kc = kc, .service = service, .index = i};
+        if (CHECK(pthread_create(&threads[i], NULL, add_accounts, &writers[i]) == 0)) started++;
+    }
+    for (int i = 0; i < started; i++) {
+        pthread_join(threads[i], NULL);
+        CHECK_EQ(writers[i].failures, 0);
+    }
+    atomic_store(&l.done, 1);
+    pthread_join(listing, NULL);
+    CHECK(l.listings > 0);
+    if (!CHECK_EQ(l.failures, 0))
+        kt_check(0, __FILE__, __LINE__, "first failed listing: %s", kt_status_name(l.first_failure));
+    CHECK_EQ(l.unsorted, 0);
+    CHECK_EQ(l.strangers, 0);
+    char **accounts = NULL;
+    size_t count = 0;
+    REQUIRE(kk_list(kc, service, &accounts, &count) == KK_OK);
+    CHECK_EQ(count, (size_t)(LIST_WRITERS * LIST_WRITES));
+    for (size_t i = 0; i < count; i++) CHECK(written_name(accounts[i]));
+    kk_list_free(accounts);
+    for (int i = 0; i < LIST_WRITERS; i++)
+        for (int step = 0; step < LIST_WRITES; step++) {
+            char account[16];
+            snprintf(account, sizeof account, "k%d-%02d", i, step);
+            kk_remove(kc, service, account);
+        }
+    kk_close(kc);
+}

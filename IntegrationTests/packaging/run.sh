@@ -6,7 +6,8 @@
 # mount namespace); that the build is up to date for make right after it, and
 # that make install of it needs no swift on PATH (as under sudo); that every
 # version derives from the header's; and that the wheel of make wheel carries
-# the library and works pip-installed with the toolchain hidden. Prints
+# the library and works pip-installed with the toolchain hidden, and the
+# pure package installs from bindings/python. Prints
 # `N passed, N failed`; exits non-zero on failure.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -276,6 +277,21 @@ without_swift_toolchain_the_wheel_works() {
 }
 check "the wheel, pip-installed in a fresh venv with the toolchain hidden, loads its own library (memory, Secret Service)" \
     without_swift_toolchain_the_wheel_works
+
+# README's other Python install: `pip install bindings/python` (pure Python)
+# into a fresh venv, used from a neutral directory over the built library.
+source_package_installs_and_works() {
+    python3 -m venv "$work/source-venv" &&
+    "$work/source-venv/bin/python" -m pip install --quiet --disable-pip-version-check bindings/python || return 1
+    (cd "$work" && env -u PYTHONPATH KEYCHAINKIT_LIBRARY="$lib" "$work/source-venv/bin/python" -c '
+import pathlib, keychainkit
+package = pathlib.Path(keychainkit.__file__).parent
+assert "site-packages" in package.parts and (package / "py.typed").exists(), package
+with keychainkit.Keychain.in_memory(service="install-check") as kc:
+    kc["account"] = "value"
+    assert kc["account"] == "value"')
+}
+check "pip install bindings/python in a fresh venv: the installed package works" source_package_installs_and_works
 
 uninstalled() {
     make -s uninstall PREFIX=$prefix DESTDIR="$stage" &&

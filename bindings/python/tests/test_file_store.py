@@ -132,13 +132,6 @@ def test_a_master_secret_may_hold_any_bytes(path: pathlib.Path) -> None:
         Keychain.file(path, master=master[:1])  # a NUL byte does not end it
 
 
-def test_a_master_secret_of_4096_bytes_at_most(path: pathlib.Path) -> None:
-    with Keychain.file(path, service="S", master=b"m" * 4096) as kc:
-        kc["A"] = "v"
-    with pytest.raises(InvalidArgument):
-        Keychain.file(path, master=b"m" * 4097)
-
-
 def test_the_master_buffer_is_wiped_once_the_library_took_it(
     path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,5 +1,5 @@
 """Callbacks fire on the writing thread; one handle serves many threads.
-Threads reading and writing one handle: IntegrationTests/c/test_threads.c."""
+Threads reading, writing and listing one handle: IntegrationTests/c/test_threads.c."""
 
 from __future__ import annotations
 
@@ -40,30 +40,3 @@ def test_callbacks_arrive_on_each_writing_thread(kc: Keychain) -> None:
     assert Counter(ident for ident, _ in seen) == Counter({ident: WRITES for ident in writers})
     assert {kind for _, kind in seen} == {"set"}
 
-
-def test_listing_while_other_threads_add_accounts(kc: Keychain) -> None:
-    names = [f"k{index}-{step:02}" for index in range(THREADS) for step in range(WRITES)]
-    listings: List[List[str]] = []
-    done = threading.Event()
-
-    def write(index: int) -> None:
-        for step in range(WRITES):
-            kc[f"k{index}-{step:02}"] = "x"
-
-    def list_until_done() -> None:
-        while not done.is_set():
-            listings.append(kc.accounts())
-
-    lister = threading.Thread(target=list_until_done)
-    lister.start()
-    writers = [threading.Thread(target=write, args=(i,)) for i in range(THREADS)]
-    for thread in writers:
-        thread.start()
-    for thread in writers:
-        thread.join(timeout=120)
-    done.set()
-    lister.join(timeout=120)
-    assert listings
-    for listing in listings:  # each a sorted snapshot of what was written so far
-        assert listing == sorted(listing) and set(listing) <= set(names)
-    assert list(kc) == sorted(names)
