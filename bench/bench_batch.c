@@ -10,6 +10,10 @@
  *                      each;
  *                    - by 100 secret_password_lookup_sync.
  *                    Every value is checked.
+ *   100 of 1,000     100 accounts spread over the service of LISTED items,
+ *                    read by kk_get_many and by 100
+ *                    secret_password_lookup_sync: a batch must cost the
+ *                    request, not the service.
  *   listing          the accounts of a service of LISTED items: kk_list
  *                    against secret_password_search_sync (SECRET_SEARCH_ALL,
  *                    no secrets) and each item's username attribute; both
@@ -71,6 +75,31 @@ static void ls_lookup_each(int round) {
         gchar *got = secret_password_lookup_sync(&schema, NULL, &error, "service", batch_service, "username",
                                                  accounts[i], NULL);
         BENCH_REQUIRE(error == NULL && got != NULL && strcmp(got, values[i]) == 0, "secret_password_lookup_sync");
+        secret_password_free(got);
+    }
+}
+
+static char spread[BATCH][32]; /* BATCH accounts spread over the listed service */
+static const char *spread_accounts[BATCH];
+
+static void kk_get_many_spread(int round) {
+    (void)round;
+    char *got[BATCH];
+    kk_status each[BATCH];
+    BENCH_REQUIRE(kk_get_many(kc, listed_service, spread_accounts, BATCH, got, NULL, each) == KK_OK, "kk_get_many spread");
+    for (int i = 0; i < BATCH; i++) {
+        BENCH_REQUIRE(each[i] == KK_OK && strcmp(got[i], "listed-value") == 0, "kk_get_many spread value");
+        kk_secret_free(got[i]);
+    }
+}
+
+static void ls_lookup_spread(int round) {
+    (void)round;
+    for (int i = 0; i < BATCH; i++) {
+        GError *error = NULL;
+        gchar *got = secret_password_lookup_sync(&schema, NULL, &error, "service", listed_service, "username",
+                                                 spread_accounts[i], NULL);
+        BENCH_REQUIRE(error == NULL && got != NULL && strcmp(got, "listed-value") == 0, "secret_password_lookup_sync spread");
         secret_password_free(got);
     }
 }
@@ -149,6 +178,10 @@ int main(int argc, char **argv) {
         snprintf(name, sizeof name, "listed-%05d", i);
         BENCH_REQUIRE(kk_set(kc, listed_service, name, "listed-value", 12) == KK_OK, "kk_set listed");
     }
+    for (int i = 0; i < BATCH; i++) {
+        snprintf(spread[i], sizeof spread[i], "listed-%05d", i * listed / BATCH);
+        spread_accounts[i] = spread[i];
+    }
     ls_lookup_each(0); /* libsecret's service connection and session, warmed */
 
     side reads[] = {
@@ -157,6 +190,12 @@ int main(int argc, char **argv) {
         {ls_lookup_each, NULL, NULL, bench_samples_new("batch", "libsecret lookup x100", (size_t)rounds)},
     };
     phase(rounds, reads, 3);
+
+    side part[] = {
+        {kk_get_many_spread, NULL, NULL, bench_samples_new("batch", "kk_get_many, 100 of a service of many", (size_t)rounds)},
+        {ls_lookup_spread, NULL, NULL, bench_samples_new("batch", "libsecret lookup x100, service of many", (size_t)rounds)},
+    };
+    phase(rounds, part, 2);
 
     side listing[] = {
         {kk_list_all, NULL, NULL, bench_samples_new("batch", "kk_list, many accounts", (size_t)rounds)},

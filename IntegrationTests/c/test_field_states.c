@@ -45,7 +45,7 @@ static int shows_loaded_attributes(void)
 }
 
 /** The contract for a keyring loaded locked, through `kc`: the stored keys
- *  "a1" and "b2" are locked, never absent nor another key's; "zz", which was
+ *  "a1", "b2" and "c3" are locked, never absent nor another key's; "zz", which was
  *  never stored, is absent where the server lists locked items
  *  (gnome-keyring's search matches the hashes), and locked where it hides
  *  them (nothing shows it absent). */
@@ -72,12 +72,20 @@ static void check_loaded_locked(kk_keychain *kc, const char *svc)
     CHECK_STATUS(each[1], never_stored);
     CHECK_STATUS(each[2], KK_ELOCKED);
     CHECK(values[0] == NULL && values[1] == NULL && values[2] == NULL);
+    /* One account of the service's three: the batch searches for it alone. */
+    for (int i = 0; i < 2; i++) {
+        kk_status alone = i == 0 ? KK_ELOCKED : never_stored;
+        values[0] = KT_SENTINEL;
+        CHECK_STATUS(kk_get_many(kc, svc, &accounts[i], 1, values, NULL, each), alone == KK_ENOTFOUND ? KK_OK : alone);
+        CHECK_STATUS(each[0], alone);
+        CHECK(values[0] == NULL);
+    }
 
     char **list = (char **)KT_SENTINEL;
     size_t count = 99;
     if (shows_loaded_attributes()) { /* the accounts can be named */
-        if (CHECK_STATUS(kk_list(kc, svc, &list, &count), KK_OK) && CHECK_EQ(count, 2))
-            CHECK(strcmp(list[0], "a1") == 0 && strcmp(list[1], "b2") == 0);
+        if (CHECK_STATUS(kk_list(kc, svc, &list, &count), KK_OK) && CHECK_EQ(count, 3))
+            CHECK(strcmp(list[0], "a1") == 0 && strcmp(list[1], "b2") == 0 && strcmp(list[2], "c3") == 0);
         kk_list_free(list);
     } else {
         CHECK_STATUS(kk_list(kc, svc, &list, &count), KK_ELOCKED); /* not an empty list */
@@ -111,6 +119,7 @@ TEST_ONLY_ON_SERVER(KT_SECRET_SERVICE, RESTARTABLE, loaded_locked_from_disk_is_e
     const char *svc = kt_service();
     CHECK_STATUS(kk_set(before, svc, "a1", "v1", 2), KK_OK);
     CHECK_STATUS(kk_set(before, svc, "b2", "v2", 2), KK_OK);
+    CHECK_STATUS(kk_set(before, svc, "c3", "v3", 2), KK_OK);
     kk_server_login login = login_of("carol");
     CHECK_STATUS(kk_server_login_set(before, &login, "pw", 2), KK_OK);
     CHECK_VALUE(before, svc, "a1", "v1", 2); /* the handle remembers the item's path */
@@ -138,6 +147,13 @@ TEST_ONLY_ON_SERVER(KT_SECRET_SERVICE, RESTARTABLE, loaded_locked_from_disk_is_e
             if (handles[i] == NULL) continue;
             CHECK_VALUE(handles[i], svc, "a1", "v1", 2);
             CHECK_VALUE(handles[i], svc, "b2", "v2", 2);
+            const char *one[] = {"c3"}; /* one of three: searched for alone */
+            char *read[1] = {NULL};
+            kk_status each[1] = {KK_EUNKNOWN};
+            CHECK_STATUS(kk_get_many(handles[i], svc, one, 1, read, NULL, each), KK_OK);
+            CHECK_STATUS(each[0], KK_OK);
+            CHECK_STR_EQ(read[0], "v3");
+            kk_secret_free(read[0]);
             char *value = NULL;
             CHECK_STATUS(kk_server_login_get(handles[i], &login, &value, NULL), KK_OK);
             CHECK_STR_EQ(value, "pw");
@@ -145,8 +161,8 @@ TEST_ONLY_ON_SERVER(KT_SECRET_SERVICE, RESTARTABLE, loaded_locked_from_disk_is_e
         }
         char **list = NULL;
         size_t count = 0;
-        if (CHECK_STATUS(kk_list(before, svc, &list, &count), KK_OK) && CHECK_EQ(count, 2))
-            CHECK(strcmp(list[0], "a1") == 0 && strcmp(list[1], "b2") == 0);
+        if (CHECK_STATUS(kk_list(before, svc, &list, &count), KK_OK) && CHECK_EQ(count, 3))
+            CHECK(strcmp(list[0], "a1") == 0 && strcmp(list[1], "b2") == 0 && strcmp(list[2], "c3") == 0);
         kk_list_free(list);
         CHECK_STATUS(kk_set(before, svc, "a1", "v3", 2), KK_OK);
         CHECK_VALUE(after, svc, "a1", "v3", 2);

@@ -16,34 +16,39 @@
 #include <string.h>
 
 /** kk_get_many of `count` accounts, each entry checked against kk_get of
- *  the same account: same status, same bytes. Returns the batch's status;
- *  frees the values. */
+ *  the same account: same status, same bytes. The gets come first, so the
+ *  batch cannot pass on what it told the handle. Returns the batch's
+ *  status; frees the values. */
 static kk_status get_many_agrees_with_get(kk_keychain *kc, const char *svc, const char *const *accounts, size_t count)
 {
-    char **values = calloc(count, sizeof *values);
-    size_t *lens = calloc(count, sizeof *lens);
-    kk_status *each = calloc(count, sizeof *each);
-    for (size_t i = 0; i < count; i++) values[i] = KT_SENTINEL;
+    char **values = calloc(count, sizeof *values), **singles = calloc(count, sizeof *singles);
+    size_t *lens = calloc(count, sizeof *lens), *single_lens = calloc(count, sizeof *single_lens);
+    kk_status *each = calloc(count, sizeof *each), *alone = calloc(count, sizeof *alone);
+    for (size_t i = 0; i < count; i++) {
+        singles[i] = KT_SENTINEL;
+        alone[i] = kk_get(kc, svc, accounts[i], &singles[i], &single_lens[i]);
+        values[i] = KT_SENTINEL;
+    }
     kk_status batch = kk_get_many(kc, svc, accounts, count, values, lens, each);
     for (size_t i = 0; i < count; i++) {
-        char *single = KT_SENTINEL;
-        size_t single_len = 0;
-        kk_status alone = kk_get(kc, svc, accounts[i], &single, &single_len);
-        if (!CHECK_STATUS(each[i], alone)) fprintf(stderr, "    entry %zu (%s)\n", i, accounts[i] ? accounts[i] : "NULL");
-        if (alone == KK_OK && each[i] == KK_OK) {
-            CHECK(values[i] != NULL && single != NULL);
-            CHECK_EQ(lens[i], single_len);
-            CHECK(values[i] && single && lens[i] == single_len && memcmp(values[i], single, single_len) == 0);
+        if (!CHECK_STATUS(each[i], alone[i])) fprintf(stderr, "    entry %zu (%s)\n", i, accounts[i] ? accounts[i] : "NULL");
+        if (alone[i] == KK_OK && each[i] == KK_OK) {
+            CHECK(values[i] != NULL && singles[i] != NULL);
+            CHECK_EQ(lens[i], single_lens[i]);
+            CHECK(values[i] && singles[i] && lens[i] == single_lens[i] && memcmp(values[i], singles[i], lens[i]) == 0);
             CHECK(values[i] && values[i][lens[i]] == '\0');
         } else {
             CHECK(values[i] == NULL);
         }
-        kk_secret_free(single);
+        if (alone[i] == KK_OK) kk_secret_free(singles[i]);
         kk_secret_free(values[i]);
     }
     free(values);
+    free(singles);
     free(lens);
+    free(single_lens);
     free(each);
+    free(alone);
     return batch;
 }
 
@@ -61,6 +66,14 @@ TEST(get_many_gives_what_get_gives_for_each_account)
      * account, one asked twice */
     const char *accounts[] = {"alice", "missing", "bob", "", "cafe\xCC\x81", "caf\xC3\xA9", "carol", "alice"};
     size_t count = sizeof accounts / sizeof *accounts;
+    CHECK_STATUS(get_many_agrees_with_get(kc, svc, accounts, count), KK_OK);
+    /* The same accounts of a service of many more items (searched for one
+     * by one, not read item by item). */
+    for (int i = 0; i < 40; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "filler-%02d", i);
+        CHECK_STATUS(kk_set(kc, svc, name, "filler", 6), KK_OK);
+    }
     CHECK_STATUS(get_many_agrees_with_get(kc, svc, accounts, count), KK_OK);
 
     char *values[8];
@@ -208,11 +221,16 @@ TEST_ON(KT_SECRET_SERVICE, get_many_of_a_locked_collection_is_elocked_never_abse
     const char *svc = kt_service();
     CHECK_STATUS(kk_set(kc, svc, "one", "1", 1), KK_OK);
     CHECK_STATUS(kk_set(kc, svc, "two", "2", 1), KK_OK);
+    CHECK_STATUS(kk_set(kc, svc, "three", "3", 1), KK_OK);
     const char *accounts[] = {"one", "absent", "two"};
     char *values[3] = {KT_SENTINEL, KT_SENTINEL, KT_SENTINEL};
     kk_status each[3];
     if (kt_lock_checked()) {
         CHECK_STATUS(get_many_agrees_with_get(kc, svc, accounts, 3), KK_ELOCKED);
+        /* One account of three: searched for alone. */
+        CHECK_STATUS(get_many_agrees_with_get(kc, svc, accounts, 1), KK_ELOCKED);
+        CHECK_STATUS(get_many_agrees_with_get(kc, svc, accounts + 1, 1),
+                     kt_server_hides_locked_items() ? KK_ELOCKED : KK_OK);
         CHECK_STATUS(kk_get_many(kc, svc, accounts, 3, values, NULL, each), KK_ELOCKED);
         CHECK_STATUS(each[0], KK_ELOCKED);
         CHECK_STATUS(each[1], kt_server_hides_locked_items() ? KK_ELOCKED : KK_ENOTFOUND);
@@ -222,6 +240,7 @@ TEST_ON(KT_SECRET_SERVICE, get_many_of_a_locked_collection_is_elocked_never_abse
     }
     if (kt_unlock_checked()) {
         CHECK_STATUS(get_many_agrees_with_get(kc, svc, accounts, 3), KK_OK);
+        CHECK_STATUS(get_many_agrees_with_get(kc, svc, accounts, 1), KK_OK);
     }
     kk_close(kc);
 }
@@ -236,6 +255,9 @@ TEST_ON(KT_SECRET_SERVICE, get_many_reads_the_item_get_reads_among_duplicates)
     REQUIRE(kt_secret_tool_store(svc, "tool", "by secret-tool", "from-the-tool") == 0);
     const char *accounts[] = {"acct", "tool"};
     CHECK_STATUS(get_many_agrees_with_get(kc, svc, accounts, 2), KK_OK);
+    /* One account of the three items: searched for alone. */
+    CHECK_STATUS(get_many_agrees_with_get(kc, svc, accounts, 1), KK_OK);
+    CHECK_STATUS(get_many_agrees_with_get(kc, svc, accounts + 1, 1), KK_OK);
     kk_close(kc);
 }
 

@@ -13,10 +13,37 @@ extension SecretServiceClient {
     func searchItems(
         _ attributes: some Sequence<(key: String, value: String)>
     ) throws(SecretServiceFailure) -> (unlocked: [String], locked: [String]) {
+        let reply = try call(try searchRequest(attributes))
+        return (try reply.readObjectPaths(), try reply.readObjectPaths())
+    }
+
+    /// What ``searchItems(_:)`` finds for each of `searches`, asked
+    /// together (one `SearchItems` each, sent at once), merged: every item
+    /// once, unlocked when any search listed it so. A failure of any
+    /// search throws.
+    func searchItems(
+        each searches: [[(key: String, value: String)]]
+    ) throws(SecretServiceFailure) -> (unlocked: [String], locked: [String]) {
+        var requests: [ServiceMessage] = []
+        for attributes in searches { requests.append(try searchRequest(attributes)) }
+        var unlocked: [String] = [], locked: [String] = []
+        var seen = Set<String>()
+        var lockedPaths: [String] = []
+        for answer in try calls(requests) {
+            let reply = try answer.get()
+            for path in try reply.readObjectPaths() where seen.insert(path).inserted { unlocked.append(path) }
+            lockedPaths += try reply.readObjectPaths()
+        }
+        for path in lockedPaths where seen.insert(path).inserted { locked.append(path) }
+        return (unlocked, locked)
+    }
+
+    private func searchRequest(
+        _ attributes: some Sequence<(key: String, value: String)>
+    ) throws(SecretServiceFailure) -> ServiceMessage {
         let request = try methodCall(Names.servicePath, Names.Service.interface, Names.Service.searchItems)
         try request.append(dictionary: attributes)
-        let reply = try call(request)
-        return (try reply.readObjectPaths(), try reply.readObjectPaths())
+        return request
     }
 
     /// The reply `(v)` to getting the item property `name` of the item at `path`.

@@ -77,14 +77,31 @@ extension SecretServiceClient {
     func verifiedSearch(
         _ wanted: [String: String], cap: Int?, reading: VerifiedSearch.Reading = .everything
     ) throws(SecretServiceFailure) -> VerifiedSearch {
-        let pairs = wanted.sorted { $0.key.precedesByUTF8($1.key) }
-        let (unlocked, locked) = try searchItems(pairs)
-        if let cap, unlocked.count + locked.count > cap {
+        let listed = try searchItems(Self.searchPairs(wanted))
+        if let cap, listed.unlocked.count + listed.locked.count > cap {
             throw SecretServiceFailure.serverFault(
-                "answered one search with \(unlocked.count + locked.count) items, more than the \(cap) a search may return")
+                "answered one search with \(listed.unlocked.count + listed.locked.count) items, more than the \(cap) a search may return")
         }
+        return try verify(listed, against: wanted, isListing: cap == nil, reading: reading)
+    }
+
+    /// The attribute pairs of a search for `wanted`, in one order (by
+    /// their names' UTF-8 bytes) whatever the dictionary's.
+    static func searchPairs(_ wanted: [String: String]) -> [(key: String, value: String)] {
+        wanted.sorted { $0.key.precedesByUTF8($1.key) }
+    }
+
+    /// Verifies each item a search `listed` (see ``VerifiedSearch``)
+    /// against `wanted`, the attributes every item found must hold,
+    /// reading of each what `reading` says. A listing's operation gets
+    /// more time for each item; a keyed search's keeps its own.
+    func verify(
+        _ listed: (unlocked: [String], locked: [String]), against wanted: [String: String], isListing: Bool,
+        reading: VerifiedSearch.Reading
+    ) throws(SecretServiceFailure) -> VerifiedSearch {
+        let (unlocked, locked) = listed
         try SecretServiceNames.requireServiceObjects(unlocked + locked)
-        if cap == nil {
+        if isListing {
             // A listing: each item found costs a call; its time grows with them.
             let (more, overflow) = (bus.timeoutMicroseconds / 1000).multipliedReportingOverflow(by: UInt64(unlocked.count + locked.count))
             bus.extendOperation(by: overflow ? .max : more)
