@@ -266,8 +266,10 @@ TEST_ON(KT_FILE, no_master_secret_source_fails_fast_and_writes_nothing)
     CHECK_STATUS(kk_open_file(&options, &kc), KK_ENOKEY);
     CHECK(strstr(kk_error_message(), "CREDENTIALS_DIRECTORY") != NULL); /* the sources are named */
     CHECK(strstr(kk_error_message(), "file descriptor") != NULL);
+    CHECK(strstr(kk_error_message(), "keychainkit.master") != NULL);
     options.master_source = KK_MASTER_CREDENTIAL;
     CHECK_STATUS(kk_open_file(&options, &kc), KK_ENOKEY);
+    CHECK(strstr(kk_error_message(), "keychainkit.master") != NULL);
     options.master_source = KK_MASTER_SECRET;
     options.master = (const unsigned char *)"";
     CHECK_STATUS(kk_open_file(&options, &kc), KK_ENOKEY); /* never a key derived from nothing */
@@ -303,6 +305,7 @@ TEST_ON(KT_FILE, master_secret_from_a_descriptor_and_from_a_systemd_credential)
     options.master_fd = fds[0];
     kk_keychain *kc = NULL;
     CHECK_STATUS(kk_open_file(&options, &kc), KK_OK);
+    CHECK(fcntl(fds[0], F_GETFD) != -1); /* the descriptor is the caller's: not closed */
     close(fds[0]);
     CHECK_STATUS(set_str(kc, kt_service(), "a", "by fd"), KK_OK);
     kk_close(kc);

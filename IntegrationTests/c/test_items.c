@@ -3,6 +3,8 @@
  * keys: absence, round trips of any bytes, replace, remove, key
  * independence, the default service, the empty account.
  */
+#define _DEFAULT_SOURCE /* setenv */
+
 #include "kt_keychain.h"
 
 #include <stdlib.h>
@@ -202,6 +204,20 @@ TEST(null_service_is_the_program_name)
     CHECK_VALUE(kc, kt_program_name(), "kk-c-test.default", "dflt", 4);
     CHECK_STATUS(kk_remove(kc, NULL, "kk-c-test.default"), KK_OK);
     CHECK_ABSENT(kc, kt_program_name(), "kk-c-test.default");
+    kk_close(kc);
+}
+
+/* Still the program's name after setenv() moved environ off the stack,
+ * where argv lies: the library reads /proc/self/cmdline, as it must when a
+ * host (Python's ctypes) changed its environment before the first call. */
+TEST(null_service_is_the_program_name_after_setenv)
+{
+    REQUIRE(setenv("KK_C_TEST_MOVES_ENVIRON", "1", 1) == 0);
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    CHECK_STATUS(kk_set(kc, NULL, "kk-c-test.after-setenv", "x", 1), KK_OK);
+    CHECK_VALUE(kc, kt_program_name(), "kk-c-test.after-setenv", "x", 1);
+    CHECK_STATUS(kk_remove(kc, NULL, "kk-c-test.after-setenv"), KK_OK);
     kk_close(kc);
 }
 

@@ -57,6 +57,37 @@ TEST(list_names_the_accounts_of_the_service_sorted)
     kk_close(kc);
 }
 
+/* Sorted by their UTF-8 bytes, whatever the script or case; each name its
+ * own key (the composed and decomposed "café" too). */
+TEST(list_sorts_non_ascii_names_by_their_utf8_bytes)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    static const char *const given[] = {
+        "zeta", "Alpha", "alpha", "a b", "\xC3\xBF", "caf\xC3\xA9", "cafe\xCC\x81",
+        "\xE9\x8D\xB5", "\xF0\x9F\x94\x91", "e",
+    };
+    static const char *const sorted[] = {
+        "Alpha", "a b", "alpha", "cafe\xCC\x81", "caf\xC3\xA9", "e", "zeta",
+        "\xC3\xBF", "\xE9\x8D\xB5", "\xF0\x9F\x94\x91",
+    };
+    const size_t n = sizeof given / sizeof given[0];
+    for (size_t i = 0; i < n; i++)
+        CHECK_STATUS(kk_set(kc, kt_service(), given[i], given[i], strlen(given[i])), KK_OK);
+    char **accounts = NULL;
+    size_t count = 0;
+    CHECK_STATUS(kk_list(kc, kt_service(), &accounts, &count), KK_OK);
+    REQUIRE(accounts != NULL);
+    if (CHECK_EQ(count, n))
+        for (size_t i = 0; i < n; i++) CHECK_STR_EQ(accounts[i], sorted[i]);
+    kk_list_free(accounts);
+    for (size_t i = 0; i < n; i++) {
+        CHECK_VALUE(kc, kt_service(), given[i], given[i], strlen(given[i]));
+        kk_remove(kc, kt_service(), given[i]);
+    }
+    kk_close(kc);
+}
+
 TEST(list_keeps_canonically_equal_names_apart)
 {
     kk_keychain *kc = kt_open();

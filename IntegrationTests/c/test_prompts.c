@@ -126,6 +126,12 @@ TEST(transfer_encrypted_is_checked)
     CHECK(strstr(kk_error_message(), "not a Secret Service handle") != NULL);
     CHECK_EQ(encrypted, -1);
     kk_close(memory);
+    kk_keychain *kernel = NULL;
+    REQUIRE(CHECK_STATUS(kk_open_kernel_keyring_in(KK_KERNEL_SESSION, &kernel), KK_OK));
+    CHECK_STATUS(kk_transfer_encrypted(kernel, &encrypted), KK_EINVAL);
+    CHECK(strstr(kk_error_message(), "not a Secret Service handle") != NULL);
+    CHECK_EQ(encrypted, -1);
+    kk_close(kernel);
     kk_keychain *kc = NULL;
     REQUIRE(CHECK_STATUS(kk_open_secret_service(&kc), KK_OK));
     CHECK_STATUS(kk_transfer_encrypted(kc, NULL), KK_EINVAL);

@@ -56,24 +56,6 @@ def written(path: pathlib.Path) -> pathlib.Path:
     return path
 
 
-@pytest.fixture
-def no_credential(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No systemd credential, whatever the environment of the run."""
-    monkeypatch.delenv("CREDENTIALS_DIRECTORY", raising=False)
-
-
-def pipe_holding(data: bytes) -> int:
-    """The read end of a pipe holding ``data``, its write end closed (so
-    reading it ends); the caller closes it."""
-    read_end, write_end = os.pipe()
-    try:
-        if data:
-            os.write(write_end, data)
-    finally:
-        os.close(write_end)
-    return read_end
-
-
 # -- the master secret -----------------------------------------------------------
 
 
@@ -153,24 +135,21 @@ def test_the_master_buffer_is_wiped_once_the_library_took_it(
         assert ctypes.string_at(structure.master, structure.master_len) == bytes(len(passed))
 
 
-def test_a_master_secret_from_a_descriptor(path: pathlib.Path) -> None:
-    fd = pipe_holding(MASTER.encode())
-    try:
-        with Keychain.file(path, service="S", master_fd=fd) as kc:
-            kc["A"] = "v"
-        os.fstat(fd)  # not closed by the library
-    finally:
-        os.close(fd)
-    with Keychain.file(path, service="S", master=MASTER) as kc:
-        assert kc["A"] == "v"
-
-
-def test_without_the_systemd_credential_there_is_no_master_secret(path: pathlib.Path, no_credential: None) -> None:
-    for options in ({"credential": True}, {}):
-        with pytest.raises(NoMasterKey) as caught:
-            Keychain.file(path, **options)
-        assert "keychainkit.master" in caught.value.message
-    assert not path.exists()
+@pytest.mark.parametrize("options,source,flags", [
+    ({"master": MASTER}, "secret", 0), ({"master_fd": 7}, "fd", 0), ({"credential": True}, "credential", 0),
+    ({"portal": True}, "portal", 0), ({}, "automatic", 0), ({"cache_master": True}, "automatic", _ffi.FILE_CACHE_MASTER),
+])
+def test_each_master_source_reaches_the_library(
+    path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, options: Dict[str, Any], source: str, flags: int
+) -> None:
+    # What the library does with each source: IntegrationTests/c/test_file_store.c.
+    seen: List[Any] = []
+    monkeypatch.setattr(
+        _ffi, "kk_open_file", lambda o, out: seen.append((o._obj.master_source, o._obj.master_fd, o._obj.flags)) or Status.ENOKEY
+    )
+    with pytest.raises(NoMasterKey):
+        Keychain.file(path, **options)
+    assert seen == [(_ffi.MASTER_SOURCES[source], options.get("master_fd", -1), flags)]
 
 
 # -- the file --------------------------------------------------------------------
@@ -271,26 +250,3 @@ def test_an_unknown_persistence_is_an_error(monkeypatch: pytest.MonkeyPatch) -> 
     with Keychain.in_memory() as kc, pytest.raises(KeychainError) as caught:
         kc.persistence
     assert caught.value.status == Status.EUNKNOWN and "99" in caught.value.message
-
-
-def test_outside_a_sandbox_the_portal_needs_a_portal_on_the_bus(
-    path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # No bus at all: the portal is asked for, and fails at once, saying so.
-    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", f"unix:path={path}.no-bus")
-    with pytest.raises(NoMasterKey) as caught:
-        Keychain.file(path, portal=True)
-    assert "Secret portal" in caught.value.message
-    assert not path.exists()
-
-
-def test_a_master_cached_in_the_kernel_opens_the_file_later(path: pathlib.Path, no_credential: None) -> None:
-    kernel = Keychain.kernel_keyring(keyring="persistent", service="keychainkit-file-master")
-    try:
-        with Keychain.file(path, master=MASTER, cache_master=True) as first:
-            first["a"] = "cached"
-        assert kernel[str(path)] == MASTER
-        with Keychain.file(path) as later:  # no source named: the kernel's copy
-            assert later["a"] == "cached"
-    finally:
-        kernel.pop(str(path), None)

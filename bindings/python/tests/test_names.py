@@ -123,25 +123,3 @@ def test_code_without_a_file_stores_under_python(arguments: List[str], tmp_path:
 def test_the_name_read_from_argv(argv: List[str], expected: str) -> None:
     assert default_service(argv, types.ModuleType("__main__")) == expected
 
-
-# The C library's own default (service NULL), which the binding no longer
-# uses: the program's name, read from /proc/self/cmdline, even after setenv
-# moved environ off the stack where argv lies (the plain case:
-# IntegrationTests/c/test_items.c, null_service_is_the_program_name).
-LIBRARY_DEFAULT_PROBE = """
-import os, sys
-from keychainkit import _ffi
-from keychainkit._handle import Handle
-os.environ["KEYCHAINKIT_PROBE"] = "1"
-handle = Handle(_ffi.kk_open_memory)
-with handle as pointer:
-    assert _ffi.kk_set(pointer, None, b"a", b"x", 1) == 0
-    print(_ffi.kk_exists(pointer, os.path.basename(sys.executable).encode(), b"a"))
-handle.close()
-"""
-
-
-def test_the_library_default_service_is_the_program_name_after_setenv() -> None:
-    result = subprocess.run([sys.executable, "-c", LIBRARY_DEFAULT_PROBE], capture_output=True, text=True, timeout=60)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "0"  # KK_OK: stored under the interpreter's name

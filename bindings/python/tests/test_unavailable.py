@@ -22,7 +22,6 @@ CALLS: List[Callable[[Keychain], object]] = [
     lambda kc: list(kc),
     lambda kc: len(kc),
     lambda kc: kc.accounts(),
-    lambda kc: kc.accounts("other-service"),
     lambda kc: kc == {},
     lambda kc: kc.clear(),
 ]
