@@ -56,6 +56,8 @@ COMPARISONS = [
     # request, not the service (issue 33: at most 0.5x).
     ("100 of a service of 1,000: kk_get_many vs 100 libsecret lookups", "kk_get_many, 100 of a service of many",
      "libsecret lookup x100, service of many", "ratio", 0.5),
+    ("the same, on a handle that read them before", "kk_get_many, 100 of a service of many, warm handle",
+     "libsecret lookup x100, service of many", "ratio", 0.5),
     ("listing 1,000 accounts: kk_list vs libsecret search", "kk_list, many accounts",
      "libsecret search, many accounts", "ratio", 0.25),
     ("write with many observers elsewhere vs none", "kk_set, many observers on other keys", "kk_set, 0 observers", "ratio", 1.1),

@@ -692,12 +692,14 @@ KK_API kk_status kk_get(kk_keychain *kc, const char *service, const char *accoun
 
 /** Reads the values of many accounts of one service together: the result
  *  of kk_get() for each, at a fraction of its cost. On the Secret Service
- *  a batch is one search of the service, one round trip for its items'
- *  attributes (every item found is checked against its key, as kk_get()
- *  checks) and one GetSecrets call, where kk_get() costs a search and a
- *  GetSecret per account; other backends read the accounts one by one.
- *  The cost grows with the items of the service, not with the keyring's:
- *  for a few accounts of a service of thousands of items, kk_get() each.
+ *  a batch is one search of the service (and, when the service holds more
+ *  than twice as many items as accounts asked for, one search per account,
+ *  sent together), one round trip for the attributes of the items found
+ *  (every item is checked against its key, as kk_get() checks) and one
+ *  GetSecrets call, where kk_get() costs a search and a GetSecret per
+ *  account; accounts whose items the handle already knows cost only their
+ *  share of one GetSecrets. Other backends read the accounts one by one.
+ *  The cost grows with the accounts asked for, not with the service's items.
  *
  *      const char *names[] = {"db", "api", "smtp"};
  *      char *values[3]; size_t lens[3]; kk_status each[3];

@@ -15,20 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/** kk_get_many of `count` accounts, each entry checked against kk_get of
- *  the same account: same status, same bytes. The gets come first, so the
- *  batch cannot pass on what it told the handle. Returns the batch's
- *  status; frees the values. */
-static kk_status get_many_agrees_with_get(kk_keychain *kc, const char *svc, const char *const *accounts, size_t count)
+/** One kk_get_many through `kc`, each entry checked against the singles'
+ *  status and bytes; returns the batch's status. */
+static kk_status batch_agrees(kk_keychain *kc, const char *svc, const char *const *accounts, size_t count,
+                              const kk_status *alone, char *const *singles, const size_t *single_lens)
 {
-    char **values = calloc(count, sizeof *values), **singles = calloc(count, sizeof *singles);
-    size_t *lens = calloc(count, sizeof *lens), *single_lens = calloc(count, sizeof *single_lens);
-    kk_status *each = calloc(count, sizeof *each), *alone = calloc(count, sizeof *alone);
-    for (size_t i = 0; i < count; i++) {
-        singles[i] = KT_SENTINEL;
-        alone[i] = kk_get(kc, svc, accounts[i], &singles[i], &single_lens[i]);
-        values[i] = KT_SENTINEL;
-    }
+    char **values = calloc(count, sizeof *values);
+    size_t *lens = calloc(count, sizeof *lens);
+    kk_status *each = calloc(count, sizeof *each);
+    for (size_t i = 0; i < count; i++) values[i] = KT_SENTINEL;
     kk_status batch = kk_get_many(kc, svc, accounts, count, values, lens, each);
     for (size_t i = 0; i < count; i++) {
         if (!CHECK_STATUS(each[i], alone[i])) fprintf(stderr, "    entry %zu (%s)\n", i, accounts[i] ? accounts[i] : "NULL");
@@ -40,14 +35,38 @@ static kk_status get_many_agrees_with_get(kk_keychain *kc, const char *svc, cons
         } else {
             CHECK(values[i] == NULL);
         }
-        if (alone[i] == KK_OK) kk_secret_free(singles[i]);
         kk_secret_free(values[i]);
     }
     free(values);
-    free(singles);
     free(lens);
-    free(single_lens);
     free(each);
+    return batch;
+}
+
+/** kk_get_many of `count` accounts, each entry checked against kk_get of
+ *  the same account: same status, same bytes. The batch runs twice: on a
+ *  new handle, which must search, and on `kc` after the gets, which may
+ *  answer from what they found. Returns the batch's status; frees the
+ *  values. */
+static kk_status get_many_agrees_with_get(kk_keychain *kc, const char *svc, const char *const *accounts, size_t count)
+{
+    char **singles = calloc(count, sizeof *singles);
+    size_t *single_lens = calloc(count, sizeof *single_lens);
+    kk_status *alone = calloc(count, sizeof *alone);
+    for (size_t i = 0; i < count; i++) {
+        singles[i] = NULL;
+        alone[i] = kk_get(kc, svc, accounts[i], &singles[i], &single_lens[i]);
+    }
+    kk_status batch = KK_EUNKNOWN;
+    kk_keychain *fresh = kt_open_other(kc);
+    if (CHECK(fresh != NULL)) {
+        batch = batch_agrees(fresh, svc, accounts, count, alone, singles, single_lens);
+        kk_close(fresh);
+    }
+    CHECK_STATUS(batch_agrees(kc, svc, accounts, count, alone, singles, single_lens), batch);
+    for (size_t i = 0; i < count; i++) kk_secret_free(singles[i]);
+    free(singles);
+    free(single_lens);
     free(alone);
     return batch;
 }

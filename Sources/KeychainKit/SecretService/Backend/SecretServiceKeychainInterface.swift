@@ -481,7 +481,7 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// What the cache knows of `key`, once the changes handled so far are
     /// applied and created items of unknown keys resolved; `nil` when it
     /// knows nothing.
-    private func entry(
+    func entry(
         for key: KeychainAttributes, on connection: KeyedConnection
     ) throws(SecretServiceFailure) -> ItemPathCache.Entry? {
         connection.refreshCache()
