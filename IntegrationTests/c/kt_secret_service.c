@@ -12,9 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #define BUS_NAME "org.freedesktop.secrets"
 #define SERVICE_PATH "/org/freedesktop/secrets"
@@ -479,6 +482,32 @@ int kt_fake_set_mode(const char *name, const char *argument)
     return 0;
 }
 
+/** SIGKILLs the process that owns org.freedesktop.secrets and waits until
+ *  the name is free; this process's session is gone with it. */
+static int kill_owner(void)
+{
+    GVariant *reply = call_bus_daemon("GetConnectionUnixProcessID", g_variant_new("(s)", BUS_NAME), "(u)");
+    if (reply == NULL) return -1;
+    guint32 pid = 0;
+    g_variant_get(reply, "(u)", &pid);
+    g_variant_unref(reply);
+    if (pid == 0 || kill((pid_t)pid, SIGKILL) != 0) return fail("kill the daemon", NULL);
+    g_free(session_path);
+    session_path = NULL;
+    return wait_until_owned_is(0);
+}
+
+/** Has the bus activate the harness's daemon, which loads its keyring from
+ *  disk locked, and waits until it says so. */
+static int activate_locked(void)
+{
+    GVariant *reply = call_bus_daemon("StartServiceByName", g_variant_new("(su)", BUS_NAME, 0), "(u)");
+    if (reply == NULL) return -1;
+    g_variant_unref(reply);
+    if (wait_until_owned_is(1) != 0) return -1;
+    return wait_until_locked_is(1);
+}
+
 int kt_ss_restart_locked(void)
 {
     if (connect_once() != 0) return -1;
@@ -488,21 +517,76 @@ int kt_ss_restart_locked(void)
         session_path = NULL;
         return wait_until_locked_is(1);
     }
-    GVariant *reply = call_bus_daemon("GetConnectionUnixProcessID", g_variant_new("(s)", BUS_NAME), "(u)");
+    return kill_owner() == 0 ? activate_locked() : -1;
+}
+
+int kt_ss_item_number(const char *service, const char *account, unsigned *number)
+{
+    if (connect_once() != 0) return -1;
+    GVariant *reply = call(SERVICE_PATH, "org.freedesktop.Secret.Service", "SearchItems",
+                           g_variant_new("(@a{ss})", attributes(service, account)), "(aoao)");
     if (reply == NULL) return -1;
-    guint32 pid = 0;
-    g_variant_get(reply, "(u)", &pid);
+    GVariant *unlocked = g_variant_get_child_value(reply, 0);
+    const char *path = NULL;
+    if (g_variant_n_children(unlocked) == 1) g_variant_get_child(unlocked, 0, "&o", &path);
+    const char *last = path != NULL ? strrchr(path, '/') : NULL;
+    char *end = NULL;
+    unsigned long parsed = last != NULL ? strtoul(last + 1, &end, 10) : 0;
+    int status = last != NULL && end != last + 1 && *end == '\0' && parsed > 0 && parsed <= UINT_MAX ? 0 : -1;
+    if (status == 0) *number = (unsigned)parsed;
+    else fail("an item path ending in its number (one unlocked item)", NULL);
+    g_variant_unref(unlocked);
     g_variant_unref(reply);
-    if (pid == 0 || kill((pid_t)pid, SIGKILL) != 0) return fail("kill the daemon", NULL);
-    if (wait_until_owned_is(0) != 0) return -1;
-    reply = call_bus_daemon("StartServiceByName", g_variant_new("(su)", BUS_NAME, 0), "(u)");
-    if (reply == NULL) return -1;
-    g_variant_unref(reply);
-    if (wait_until_owned_is(1) != 0) return -1;
-    /* The old daemon's session is gone with it. */
-    g_free(session_path);
+    return status;
+}
+
+int kt_ss_replace_with_fake(unsigned first_item, pid_t *pid)
+{
+    const char *command = getenv("KEYCHAINKIT_TEST_FAKE_COMMAND");
+    if (command == NULL || *command == '\0')
+        return fail("starting the fake (KEYCHAINKIT_TEST_FAKE_COMMAND is unset; IntegrationTests/c/run.sh sets it)", NULL);
+    if (connect_once() != 0 || kill_owner() != 0) return -1;
+    char script[1200];
+    int n = snprintf(script, sizeof script, "exec %s --first-item %u --print-ready", command, first_item);
+    if (n < 0 || (size_t)n >= sizeof script) return fail("starting the fake (command too long)", NULL);
+    int out[2];
+    if (pipe(out) != 0) return fail("pipe", NULL);
+    fflush(NULL);
+    pid_t child = fork();
+    if (child < 0) return fail("fork", NULL);
+    if (child == 0) {
+        dup2(out[1], STDOUT_FILENO);
+        close(out[0]);
+        close(out[1]);
+        execl("/bin/sh", "sh", "-c", script, (char *)NULL);
+        _exit(127);
+    }
+    close(out[1]);
+    /* "ready" once it owns the name; bounded. */
+    char line[16] = {0};
+    size_t got = 0;
+    struct pollfd ready = {.fd = out[0], .events = POLLIN};
+    while (got < 6 && poll(&ready, 1, TIMEOUT_MS) == 1) {
+        ssize_t r = read(out[0], line + got, sizeof line - 1 - got);
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    close(out[0]);
+    *pid = child;
+    if (strncmp(line, "ready\n", 6) != 0) return fail("starting the fake (it did not say ready)", NULL);
+    return wait_until_owned_is(1);
+}
+
+int kt_ss_end_fake(pid_t pid)
+{
+    if (pid > 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+    }
+    g_free(session_path); /* the fake's session is gone with it */
     session_path = NULL;
-    return wait_until_locked_is(1);
+    if (wait_until_owned_is(0) != 0 || activate_locked() != 0) return -1;
+    return kt_ss_unlock();
 }
 
 int kt_ss_items_hashed(const char *service, const char *account, int *hashed, int *count)

@@ -14,6 +14,7 @@
 #define KT_SECRET_SERVICE_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /** Whether the runner's server is the hostile fake
  *  (scripts/with-fake-secret-service.sh: KEYCHAINKIT_TEST_SERVER "fake" or
@@ -65,6 +66,24 @@ int kt_ss_is_locked(int *locked);
  *  from disk). Waits until the collection of the default alias says it
  *  is locked. Later calls here use a session on the new daemon. */
 int kt_ss_restart_locked(void);
+
+/** Sets *number to N of the path ".../N" of the one unlocked item of
+ *  service=`service`, username=`account` (gnome-keyring and the fake
+ *  number a collection's items). */
+int kt_ss_item_number(const char *service, const char *account, unsigned *number);
+
+/** Puts another server in the place of the running one, as when a user
+ *  switches from gnome-keyring to another Secret Service: SIGKILLs the
+ *  daemon that owns org.freedesktop.secrets and starts the hostile fake
+ *  ($KEYCHAINKIT_TEST_FAKE_COMMAND, which IntegrationTests/c/run.sh sets),
+ *  numbering its items from `first_item`, so the old server's item paths
+ *  name the new server's items. Waits until it owns the name; *pid is its
+ *  process, for kt_ss_end_fake(). Later calls here use the fake. */
+int kt_ss_replace_with_fake(unsigned first_item, pid_t *pid);
+
+/** Ends that fake and has the bus activate the harness's daemon again,
+ *  which loads its keyring locked; then unlocks it (kt_ss_unlock()). */
+int kt_ss_end_fake(pid_t pid);
 
 /** Sets *hashed to whether the items of service=`service`,
  *  username=`account` show their attributes only hashed (gnome-keyring's

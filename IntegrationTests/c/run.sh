@@ -72,6 +72,11 @@ run_tests() {
     add_closing_line "tests on $label" "$log"
 }
 
+# The hostile fake's command line, for the tests that put it in the place
+# of another server (kt_ss_replace_with_fake).
+KEYCHAINKIT_TEST_FAKE_COMMAND="'$("$root/scripts/python-venv.sh")' '$root/IntegrationTests/hostile/fake_secret_service.py'"
+export KEYCHAINKIT_TEST_FAKE_COMMAND
+
 if [ -n "$runner" ]; then
     echo "== tests on memory"
     run_tests memory "$runner" memory

@@ -171,6 +171,48 @@ TEST_ONLY_ON_SERVER(KT_SECRET_SERVICE, RESTARTABLE, loaded_locked_from_disk_is_e
     kk_close(before);
 }
 
+/* The name's owner replaced by another server under an open handle, as
+ * when a user moves from gnome-keyring to another Secret Service: nothing
+ * the handle learnt of the old server answers for the new one. The new
+ * server (the fake) numbers its items from the number the old one gave
+ * "a1", so the path the handle remembers for "a1" names another key's item
+ * there; the absence it remembers for "b2" is wrong there too. */
+TEST_ONLY_ON_SERVER(KT_SECRET_SERVICE, "gnome-keyring", the_name_taken_by_another_server_under_an_open_handle)
+{
+    kk_keychain *kc = kt_open();
+    REQUIRE(kc != NULL);
+    const char *svc = kt_service();
+    CHECK_STATUS(kk_set(kc, svc, "a1", "old", 3), KK_OK);
+    CHECK_VALUE(kc, svc, "a1", "old", 3); /* its path remembered */
+    CHECK_ABSENT(kc, svc, "b2");          /* its absence remembered */
+    unsigned number = 0;
+    REQUIRE(kt_ss_item_number(svc, "a1", &number) == 0);
+    pid_t fake = -1;
+    if (CHECK(kt_ss_replace_with_fake(number, &fake) == 0)) {
+        unsigned taken = 0;
+        CHECK(kt_ss_create_item(svc, "b2", "b2", "new-b2") == 0);
+        CHECK(kt_ss_item_number(svc, "b2", &taken) == 0 && taken == number); /* a1's old path */
+        char *value = KT_SENTINEL;
+        CHECK_STATUS(kk_get(kc, svc, "a1", &value, NULL), KK_ENOTFOUND); /* never b2's value */
+        CHECK(value == NULL);
+        CHECK_VALUE(kc, svc, "b2", "new-b2", 6);
+        const char *both[] = {"a1", "b2"};
+        char *values[2] = {KT_SENTINEL, KT_SENTINEL};
+        kk_status each[2] = {KK_EUNKNOWN, KK_EUNKNOWN};
+        CHECK_STATUS(kk_get_many(kc, svc, both, 2, values, NULL, each), KK_OK);
+        CHECK_STATUS(each[0], KK_ENOTFOUND);
+        CHECK_STATUS(each[1], KK_OK);
+        CHECK(values[0] == NULL && values[1] != NULL && strcmp(values[1], "new-b2") == 0);
+        kk_secret_free(values[1]);
+        CHECK_STATUS(kk_set(kc, svc, "a1", "new", 3), KK_OK); /* written to the new server */
+        kk_keychain *other = kt_open();
+        if (CHECK(other != NULL)) CHECK_VALUE(other, svc, "a1", "new", 3);
+        kk_close(other);
+    }
+    CHECK(kt_ss_end_fake(fake) == 0);
+    kk_close(kc);
+}
+
 /* A server that sends its Diffie-Hellman public key without leading zero
  * bytes (ksecretd before KF 6.25 and KWallet 5.103, one session in 256;
  * libsecret's exchange then fails) is understood: the fake makes every

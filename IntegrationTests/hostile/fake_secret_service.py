@@ -446,8 +446,9 @@ class FakeSecretService:
     raises DBusError.
     """
 
-    def __init__(self, conn, modes: Modes, log: Callable):
+    def __init__(self, conn, modes: Modes, log: Callable, first_item: int = 1):
         self.conn, self.modes, self.log = conn, modes, log
+        self.first_item = first_item  # the number of each collection's first item
         self.timers: list = []  # heap of (due, sequence, function)
         self.sequence = itertools.count()
         self.stats: Counter = Counter()
@@ -464,7 +465,8 @@ class FakeSecretService:
         now = int(time.time())
         login = 'Login' if self.personality == 'oo7' else 'login'
         names = ((login, 'Login'),) if self.personality == 'keepassxc-idle' else ((login, 'Login'), ('session', 'Session'))
-        self.collections = {name: Collection(name, label, now, now, self.modes.on('locked')) for name, label in names}
+        self.collections = {name: Collection(name, label, now, now, self.modes.on('locked'), next_id=self.first_item)
+                            for name, label in names}
         self.aliases = {'default': login, 'session': 'session'} if len(names) == 2 else {'default': login}
 
     @property
@@ -1158,6 +1160,8 @@ def parse_arguments(argv):
     parser.add_argument('--verbose', action='store_true', help='log calls and errors to stderr')
     parser.add_argument('--print-ready', action='store_true',
                         help='print "ready" on stdout once the bus name is owned')
+    parser.add_argument('--first-item', type=int, default=1, metavar='N',
+                        help="number each collection's items from N (another server's item paths, reused)")
     parser.add_argument('--check-modes', action='store_true',
                         help='only check the --mode arguments, then exit')
     parser.add_argument('--list-modes', action='store_true', help='print the modes and exit')
@@ -1192,7 +1196,7 @@ def main(argv=None) -> int:
     except ConnectionError as error:
         print(f'fake-secret-service: {error}', file=sys.stderr)
         return 1
-    server = FakeSecretService(conn, args.modes, log)
+    server = FakeSecretService(conn, args.modes, log, args.first_item)
     log(f'serving {BUS_NAME} as {conn.unique_name} with modes {args.modes.active}')
     if args.print_ready:
         print('ready', flush=True)
