@@ -60,6 +60,12 @@
  *   locked item (never absent, never another key's), and kk_list and
  *   kk_server_login_accounts, which cannot name what such items hold,
  *   return KK_ELOCKED.
+ * - KeePassXC's automatic save (on by default) crashes it when a change
+ *   arrives while it saves, and nothing tells a client when it does. On
+ *   KeePassXC (told by its process name), changes therefore go in bursts
+ *   of at most 50 ms, and a change after a burst waits until that burst's
+ *   save has surely ended: 450 ms and more as the database grows, at most
+ *   5 s (RELIABILITY.md). Reads never wait for it.
  * - Prompts: the service may answer an operation with a prompt. A
  *   confirmation (KeePassXC asks for one at every create and delete; with
  *   its confirmations off it completes at once, with no dialog) is always

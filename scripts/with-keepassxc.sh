@@ -11,7 +11,8 @@
 # (keepassxc/keepassxc.ini) turn on the Secret Service integration with every
 # confirmation and notification off, UnlockBeforeSearch off (unless
 # KEYCHAINKIT_TEST_KEEPASSXC_UNLOCK_BEFORE_SEARCH=true), automatic saving
-# off (it crashed KeePassXC 2.7.4 under concurrent writes and reads), and
+# off (unless KEYCHAINKIT_TEST_KEEPASSXC_AUTOSAVE=true: it crashed KeePassXC
+# 2.7.4 under concurrent writes and reads), and
 # every GUI extra off (tray icon, update checks, auto-lock). The database
 # (keepassxc/make_database.py) exposes its root group; its password is in
 # $KEYCHAINKIT_TEST_KEEPASSXC_PASSWORD_FILE, for tests that lock and unlock
@@ -39,8 +40,11 @@ export KEYCHAINKIT_TEST_SERVER=keepassxc
 export QT_QPA_PLATFORM=offscreen
 mkdir -p "$XDG_CONFIG_HOME/keepassxc" "$XDG_DATA_HOME/keepassxc"
 # KEYCHAINKIT_TEST_KEEPASSXC_UNLOCK_BEFORE_SEARCH=true keeps KeePassXC's own
-# default: a search of a locked database waits on its unlock dialog.
-sed "s/^UnlockBeforeSearch=.*/UnlockBeforeSearch=${KEYCHAINKIT_TEST_KEEPASSXC_UNLOCK_BEFORE_SEARCH:-false}/" \
+# default: a search of a locked database waits on its unlock dialog;
+# KEYCHAINKIT_TEST_KEEPASSXC_AUTOSAVE=true its automatic save after every
+# change.
+sed -e "s/^UnlockBeforeSearch=.*/UnlockBeforeSearch=${KEYCHAINKIT_TEST_KEEPASSXC_UNLOCK_BEFORE_SEARCH:-false}/" \
+    -e "s/^AutoSaveAfterEveryChange=.*/AutoSaveAfterEveryChange=${KEYCHAINKIT_TEST_KEEPASSXC_AUTOSAVE:-false}/" \
     "$here/keepassxc/keepassxc.ini" >"$XDG_CONFIG_HOME/keepassxc/keepassxc.ini"
 export KEYCHAINKIT_TEST_KEEPASSXC_PASSWORD_FILE="$root/password"
 export KEYCHAINKIT_TEST_KEEPASSXC_DATABASE="$root/keychainkit-test.kdbx"

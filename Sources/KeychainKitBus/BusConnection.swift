@@ -223,6 +223,15 @@ package final class BusConnection {
         }
     }
 
+    /// The process ID of the connection that owns the bus name `name`, as
+    /// the bus daemon knows it.
+    package func processID(of name: String) throws(BusFailure) -> UInt32 {
+        let bus = BusNames.Bus.self
+        let request = try methodCall(bus.name, bus.path, bus.interface, bus.getConnectionUnixProcessID)
+        try request.append(name)
+        return try call(request).readUInt32()
+    }
+
     /// Sends `message` (a signal) without waiting for anything.
     package func send(_ message: BusMessage) throws(BusFailure) {
         try BusFailure.check(sd_bus_send(bus, message.raw, nil), "sending a signal")

@@ -42,6 +42,7 @@ package enum BusNames {
         package static let interface = "org.freedesktop.DBus"
         package static let getID = "GetId"
         package static let getNameOwner = "GetNameOwner"
+        package static let getConnectionUnixProcessID = "GetConnectionUnixProcessID"
         package static let nameOwnerChanged = "NameOwnerChanged"
     }
 

@@ -39,7 +39,9 @@ package struct Deadline {
         return now < microseconds ? microseconds - now : nil
     }
 
-    private static func now() -> UInt64 {
+    /// Microseconds on the monotonic clock, which every process of the
+    /// machine shares.
+    package static func now() -> UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return UInt64(time.tv_sec) * 1_000_000 + UInt64(time.tv_nsec) / 1000

@@ -94,7 +94,7 @@ extension SecretServiceClient {
         // service that matches loosely, which may replace another key's.
         try request.append(!matchesLoosely)
         do throws(SecretServiceFailure) {
-            return try call(request)
+            return try change { () throws(SecretServiceFailure) in try call(request) }
         } catch let failure where failure.error == .itemNotFound && path != Self.objectPath(ofCollection: collection) {
             throw Self.noCollection("no collection at \(path)")
         }
@@ -205,7 +205,7 @@ extension SecretServiceClient {
     func setSecret(_ value: [UInt8], at path: String, touched: TouchedItem) throws(SecretServiceFailure) {
         let request = try methodCall(path, Names.Item.interface, Names.Item.setSecret)
         try session.append(value, to: request)
-        _ = try call(request)
+        _ = try change { () throws(SecretServiceFailure) in try call(request) }
         touched(path, false)
         try onBus { () throws(BusFailure) in
             let announcement = try bus.signal(Names.Changes.path, Names.Changes.interface, Names.Changes.secretChanged)
@@ -218,7 +218,8 @@ extension SecretServiceClient {
     /// `limit` microseconds; one deleted meanwhile is no error.
     func deleteItem(at path: String, confirmingWithin limit: UInt64, touched: TouchedItem) throws(SecretServiceFailure) {
         do throws(SecretServiceFailure) {
-            let reply = try call(try methodCall(path, Names.Item.interface, Names.Item.delete))
+            let request = try methodCall(path, Names.Item.interface, Names.Item.delete)
+            let reply = try change { () throws(SecretServiceFailure) in try call(request) }
             touched(path, true)
             let prompt = try reply.readString(as: "o")
             if prompt != Names.noObject { try Names.requireServiceObjects([prompt]) }

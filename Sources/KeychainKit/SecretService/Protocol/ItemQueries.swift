@@ -170,6 +170,6 @@ extension SecretServiceClient {
         try request.append(Names.Item.interface)
         try request.append(Names.Item.label)
         try request.container("v", "s") { () throws(SecretServiceFailure) in try request.append(label) }
-        _ = try call(request)
+        _ = try change { () throws(SecretServiceFailure) in try call(request) }
     }
 }

@@ -26,7 +26,10 @@ extension SecretServiceClient {
         try request.append("")  // no parent window
         let rule = "type='signal',sender='\(destination)',path='\(path)',"
             + "interface='\(Names.Prompt.interface)',member='\(Names.Prompt.completed)'"
-        let answer = try bus.call(request, thenAwait: rule, atMost: limit)
+        // Completing it may change an item (KeePassXC's confirmations).
+        let answer = try change(timed: false) { () throws(SecretServiceFailure) in
+            try bus.call(request, thenAwait: rule, atMost: limit)
+        }
         bus.extendOperation(by: bus.timeoutMicroseconds)  // the time spent waiting on a person is not the service's
         guard let completed = answer else {
             if !(isGnomeKeyring() ?? true) { dismiss(path) }  // unknown: as on gnome-keyring

@@ -28,6 +28,10 @@ final class SecretServiceClient {
     /// ``runPrompt(_:atMost:)``).
     var serverIsGnomeKeyring: Bool?
 
+    /// Whether the service saves its database after each change in a way
+    /// a change must keep out of (KeePassXC, see ``SaveWindow``), once asked.
+    var savesAfterEachChange: Bool?
+
     /// Whether a search has answered with items that do not match what was
     /// asked (``VerifiedSearch``): such a service may match `CreateItem`'s
     /// `replace` as loosely, so items are then created without it.
