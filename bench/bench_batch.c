@@ -76,15 +76,21 @@ static void kk_get_each(int round) {
     }
 }
 
-static void ls_lookup_each(int round) {
-    (void)round;
+/* secret_password_lookup_sync of each of `names` of `service`, each value
+ * checked as in get_many_checked. */
+static void lookups_checked(const char *service, const char *const *names, const char *want) {
     for (int i = 0; i < BATCH; i++) {
         GError *error = NULL;
-        gchar *got = secret_password_lookup_sync(&schema, NULL, &error, "service", batch_service, "username",
-                                                 accounts[i], NULL);
-        BENCH_REQUIRE(error == NULL && got != NULL && strcmp(got, values[i]) == 0, "secret_password_lookup_sync");
+        gchar *got = secret_password_lookup_sync(&schema, NULL, &error, "service", service, "username", names[i], NULL);
+        BENCH_REQUIRE(error == NULL && got != NULL && strcmp(got, want ? want : values[i]) == 0,
+                      "secret_password_lookup_sync");
         secret_password_free(got);
     }
+}
+
+static void ls_lookup_each(int round) {
+    (void)round;
+    lookups_checked(batch_service, accounts, NULL);
 }
 
 static char spread[BATCH][32]; /* BATCH accounts spread over the listed service */
@@ -104,13 +110,7 @@ static void kk_get_many_spread_warm(int round) {
 
 static void ls_lookup_spread(int round) {
     (void)round;
-    for (int i = 0; i < BATCH; i++) {
-        GError *error = NULL;
-        gchar *got = secret_password_lookup_sync(&schema, NULL, &error, "service", listed_service, "username",
-                                                 spread_accounts[i], NULL);
-        BENCH_REQUIRE(error == NULL && got != NULL && strcmp(got, "listed-value") == 0, "secret_password_lookup_sync spread");
-        secret_password_free(got);
-    }
+    lookups_checked(listed_service, spread_accounts, "listed-value");
 }
 
 static void kk_list_all(int round) {

@@ -410,8 +410,10 @@ TEST_ON(KT_HEARS_OTHERS, a_delivery_callback_that_closes_the_handle_stops_the_ne
     kk_close(b);
 }
 
-/** A delivery callback that runs long, and notes whether it ever began
- *  after kk_unobserve() returned on another thread. */
+/** A delivery callback that runs until the test has unobserved it (at
+ *  most 5 s; a write on KeePassXC may wait out its save first, RELIABILITY.md),
+ *  and notes whether it ever began after kk_unobserve() returned on
+ *  another thread. */
 typedef struct long_callback {
     pthread_mutex_t mutex;
     int calls, running, unobserved, started_after_unobserve;
@@ -426,7 +428,12 @@ static void run_long(kk_event event, const char *service, const char *account, k
     l->running = 1;
     if (l->unobserved) l->started_after_unobserve++;
     pthread_mutex_unlock(&l->mutex);
-    kt_sleep_ms(300);
+    for (int slept = 0, done = 0; !done && slept < 5000; slept += 10) {
+        kt_sleep_ms(10);
+        pthread_mutex_lock(&l->mutex);
+        done = l->unobserved;
+        pthread_mutex_unlock(&l->mutex);
+    }
     pthread_mutex_lock(&l->mutex);
     l->running = 0;
     pthread_mutex_unlock(&l->mutex);
