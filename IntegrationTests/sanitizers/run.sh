@@ -29,6 +29,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cdir="$root/IntegrationTests/c"
 harness="$root/scripts/with-secret-service.sh"
+# The hostile fake's command line, for the tests that put it in the place
+# of another server (as IntegrationTests/c/run.sh sets it).
+KEYCHAINKIT_TEST_FAKE_COMMAND="'$("$root/scripts/python-venv.sh")' '$root/IntegrationTests/hostile/fake_secret_service.py'"
+export KEYCHAINKIT_TEST_FAKE_COMMAND
 out="$root/build/sanitizers"
 mkdir -p "$out" || exit 2
 
