@@ -162,6 +162,7 @@ wheel: $(LIB)
 	cp -R bindings/python/pyproject.toml bindings/python/setup.py bindings/python/README.md bindings/python/keychainkit_keyring.py \
 	    bindings/python/keychainkit $(WHEEL_STAGE)/bindings/python/
 	rm -rf $(WHEEL_STAGE)/bindings/python/keychainkit/__pycache__
+	cp LICENSE $(WHEEL_STAGE)/bindings/python/LICENSE
 	cp include/keychainkit.h $(WHEEL_STAGE)/include/
 	cp $(LIB) $(WHEEL_STAGE)/bindings/python/keychainkit/$(SONAME)
 	$(PYTHON) -m pip wheel --quiet --disable-pip-version-check --no-deps --no-build-isolation \

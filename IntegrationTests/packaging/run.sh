@@ -6,7 +6,8 @@
 # mount namespace); that the build is up to date for make right after it, and
 # that make install of it needs no swift on PATH (as under sudo); that every
 # version derives from the header's; and that the wheel of make wheel carries
-# the library and works pip-installed with the toolchain hidden, and the
+# the library and LICENSE, says MIT, and works pip-installed with the
+# toolchain hidden, and the
 # pure package installs from bindings/python. Prints
 # `N passed, N failed`; exits non-zero on failure.
 set -uo pipefail
@@ -207,7 +208,7 @@ versions_agree() {
     [ "$(readlink -f build/lib/libkeychainkit.so)" = "$(readlink -f "build/lib/libkeychainkit.so.$header_version")" ] ||
         { echo "build/lib/libkeychainkit.so is not libkeychainkit.so.$header_version"; return 1; }
     # The Python package states no version of its own.
-    grep -qx 'dynamic = \["version"\]' bindings/python/pyproject.toml || { echo "pyproject.toml: version not dynamic"; return 1; }
+    grep -qE '^dynamic = \[(.*, )?"version"(, .*)?\]$' bindings/python/pyproject.toml || { echo "pyproject.toml: version not dynamic"; return 1; }
     ! grep -nE '^version *=' bindings/python/pyproject.toml || { echo "pyproject.toml states a version"; return 1; }
     ! grep -nE '__version__ *= *["0-9]' bindings/python/keychainkit/__init__.py || { echo "__init__.py states a version"; return 1; }
 }
@@ -229,6 +230,16 @@ wheel_is_built_and_carries_the_library() {
 }
 check "make wheel: keychainkit-$header_version-py3-none-linux_$(uname -m).whl, with build/lib's libkeychainkit.so.$version inside" \
     wheel_is_built_and_carries_the_library
+
+# The wheel says it is MIT-licensed and carries the repository's LICENSE.
+wheel_is_licensed() {
+    local wheel dist
+    wheel=$(ls build/keychainkit-*.whl) || return 1
+    dist="keychainkit-$header_version.dist-info"
+    unzip -p "$wheel" "$dist/METADATA" | grep -qx 'License-Expression: MIT' || { echo "$dist/METADATA: no License-Expression: MIT"; return 1; }
+    unzip -p "$wheel" "$dist/licenses/LICENSE" | cmp - LICENSE
+}
+check "the wheel's metadata says License-Expression: MIT and it carries LICENSE" wheel_is_licensed
 
 cat > "$work/use_wheel.py" <<'PY'
 import importlib.metadata, importlib.util, os, sys, sysconfig

@@ -3,6 +3,12 @@
 - The version is read from ``include/keychainkit.h`` (``KK_VERSION_*``), the
   one source of truth it shares with the C library, the Makefile and
   Package.swift: see ``keychainkit/_version.py``.
+- The licence is MIT: ``License-Expression: MIT`` with setuptools >= 77
+  (PEP 639; ``make wheel`` and ``pip install`` build with such a setuptools),
+  ``License: MIT`` with older ones, which reject a licence expression in
+  pyproject.toml (Debian 12's python3-setuptools 66 builds the Debian
+  package). Either way the wheel carries LICENSE (setuptools' default
+  license-files patterns).
 - A ``libkeychainkit.so*`` placed in ``keychainkit/`` before building (``make
   wheel`` does it, in a staged copy of this tree) makes the wheel a platform
   wheel, ``py3-none-<platform>``: any Python 3 (ctypes, no extension module),
@@ -15,6 +21,7 @@ from __future__ import annotations
 import runpy
 from pathlib import Path
 
+import setuptools
 from setuptools import Distribution, setup
 
 try:
@@ -23,6 +30,11 @@ except ImportError:  # setuptools < 70.1 (Debian 12 has 66): the wheel package's
     from wheel.bdist_wheel import bdist_wheel
 
 HERE = Path(__file__).resolve().parent
+LICENSE = (
+    {"license_expression": "MIT"}
+    if int(setuptools.__version__.split(".")[0]) >= 77
+    else {"license": "MIT"}
+)
 BUNDLED = any((HERE / "keychainkit").glob("libkeychainkit.so*"))
 
 
@@ -44,6 +56,7 @@ class PlatformWheel(bdist_wheel):
 
 
 setup(
+    **LICENSE,
     version=runpy.run_path(str(HERE / "keychainkit" / "_version.py"))["header_version"](),
     distclass=LibraryDistribution,
     cmdclass={"bdist_wheel": PlatformWheel},
