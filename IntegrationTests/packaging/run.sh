@@ -5,9 +5,10 @@
 # machine without the Swift toolchain (its directory hidden by a private
 # mount namespace); that the build is up to date for make right after it, and
 # that make install of it needs no swift on PATH (as under sudo); that every
-# version derives from the header's; and that the wheel of make wheel carries
-# the library and LICENSE, says MIT, and works pip-installed with the
-# toolchain hidden, and the
+# version derives from the header's and that the header, the installed .pc,
+# the wheel, debian/changelog and the tool agree (versions.sh); that the
+# wheel of make wheel carries the library and LICENSE, says MIT, and works
+# pip-installed with the toolchain hidden, and the
 # pure package installs from bindings/python. Prints
 # `N passed, N failed`; exits non-zero on failure.
 set -uo pipefail
@@ -240,6 +241,12 @@ wheel_is_licensed() {
     unzip -p "$wheel" "$dist/licenses/LICENSE" | cmp - LICENSE
 }
 check "the wheel's metadata says License-Expression: MIT and it carries LICENSE" wheel_is_licensed
+
+# The header, the installed .pc, the wheel, debian/changelog and the
+# installed tool say one version (versions.sh names any that does not).
+check "one version in the header, the installed .pc, the wheel, debian/changelog and keychainkit --version" \
+    IntegrationTests/packaging/versions.sh --pc "$stage$prefix/lib/pkgconfig/keychainkit.pc" \
+    --wheel "$(ls build/keychainkit-*.whl 2>/dev/null | head -n 1)" --cli "$stage$prefix/bin/keychainkit"
 
 cat > "$work/use_wheel.py" <<'PY'
 import importlib.metadata, importlib.util, os, sys, sysconfig
