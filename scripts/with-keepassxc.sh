@@ -48,13 +48,16 @@ sed -e "s/^UnlockBeforeSearch=.*/UnlockBeforeSearch=${KEYCHAINKIT_TEST_KEEPASSXC
     "$here/keepassxc/keepassxc.ini" >"$XDG_CONFIG_HOME/keepassxc/keepassxc.ini"
 export KEYCHAINKIT_TEST_KEEPASSXC_PASSWORD_FILE="$root/password"
 export KEYCHAINKIT_TEST_KEEPASSXC_DATABASE="$root/keychainkit-test.kdbx"
+# How a test starts KeePassXC again as a login does: on the database, locked
+# (kt_ss_restart_locked).
+export KEYCHAINKIT_TEST_SERVER_START="exec keepassxc '$KEYCHAINKIT_TEST_KEEPASSXC_DATABASE'"
 head -c 18 /dev/urandom | base64 >"$KEYCHAINKIT_TEST_KEEPASSXC_PASSWORD_FILE"
 /usr/bin/python3 "$here/keepassxc/make_database.py" "$KEYCHAINKIT_TEST_KEEPASSXC_DATABASE" \
     "$KEYCHAINKIT_TEST_KEEPASSXC_PASSWORD_FILE"
 
 status=0
 dbus-run-session --config-file="$here/session-bus-no-activation.conf" -- sh -c '
-    log=$1; shift
+    here=$1; log=$2; shift 2
     keepassxc --pw-stdin "$KEYCHAINKIT_TEST_KEEPASSXC_DATABASE" \
         <"$KEYCHAINKIT_TEST_KEEPASSXC_PASSWORD_FILE" >"$log" 2>&1 &
     keepassxc=$!
@@ -74,10 +77,12 @@ dbus-run-session --config-file="$here/session-bus-no-activation.conf" -- sh -c '
     fi
     status=0
     "$@" || status=$?
-    # Stopped before the temporary HOME is removed, which it writes to.
+    # Stopped before the temporary HOME is removed, which it writes to;
+    # and the KeePassXC a test may have started in its place.
+    "$here/end-secrets-owner.sh" $keepassxc
     kill $keepassxc 2>/dev/null
     for _ in $(seq 30); do kill -0 $keepassxc 2>/dev/null || break; sleep 0.1; done
     kill -9 $keepassxc 2>/dev/null
     wait $keepassxc 2>/dev/null
-    exit $status' sh "$root/keepassxc.log" "$@" || status=$?
+    exit $status' sh "$here" "$root/keepassxc.log" "$@" || status=$?
 exit "$status"

@@ -31,6 +31,9 @@ private_home_label=kwallet
 . "$here/lib-private-home.sh"
 export KEYCHAINKIT_TEST_SERVER=kwallet
 export QT_QPA_PLATFORM=offscreen
+# How a test starts kwalletd5 again as a login does: the wallet closed
+# (kt_ss_restart_locked).
+export KEYCHAINKIT_TEST_SERVER_START="exec kwalletd5"
 
 status=0
 dbus-run-session --config-file="$here/session-bus-no-activation.conf" -- sh -c '
@@ -45,7 +48,9 @@ dbus-run-session --config-file="$here/session-bus-no-activation.conf" -- sh -c '
         /usr/bin/python3 "$here/kwallet/unlock_collection.py" || { cat "$log" >&2; kill $kwalletd; exit 2; }
     status=0
     "$@" || status=$?
-    # Stopped before the temporary HOME is removed, which it writes to.
+    # Stopped before the temporary HOME is removed, which it writes to;
+    # and the kwalletd5 a test may have started in its place.
+    "$here/end-secrets-owner.sh" $kwalletd
     { kill $kwalletd && wait $kwalletd; } 2>/dev/null
     exit $status' sh "$here" "$root/kwalletd.log" "$@" || status=$?
 exit "$status"

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <limits.h>
 #include <poll.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -508,6 +509,61 @@ static int activate_locked(void)
     return wait_until_locked_is(1);
 }
 
+/** What a logout does before the server ends, so that nothing written is
+ *  lost: KeePassXC's lockAllDatabases saves the database (its default
+ *  AutoSaveOnExit, whatever AutoSaveAfterEveryChange says); KWallet's
+ *  closeAllWallets writes the wallet, which kwalletd5 otherwise writes
+ *  some seconds after a change (SIGKILLed or SIGTERMed at once, it keeps
+ *  the latest items with empty secrets: measured with secret-tool). */
+static int close_before_stop(void)
+{
+    const char *server = kt_server();
+    int keepassxc = strcmp(server, "keepassxc") == 0;
+    if (!keepassxc && strcmp(server, "kwallet") != 0) return 0;
+    GError *error = NULL;
+    GVariant *reply = keepassxc
+        ? g_dbus_connection_call_sync(bus, "org.keepassxc.KeePassXC.MainWindow", "/keepassxc",
+                                      "org.keepassxc.KeePassXC.MainWindow", "lockAllDatabases", NULL, NULL,
+                                      G_DBUS_CALL_FLAGS_NONE, TIMEOUT_MS, NULL, &error)
+        : g_dbus_connection_call_sync(bus, "org.kde.kwalletd5", "/modules/kwalletd5", "org.kde.KWallet",
+                                      "closeAllWallets", NULL, NULL, G_DBUS_CALL_FLAGS_NONE, TIMEOUT_MS, NULL,
+                                      &error);
+    if (reply == NULL) return fail(keepassxc ? "lockAllDatabases" : "closeAllWallets", error);
+    g_variant_unref(reply);
+    return wait_until_locked_is(1);
+}
+
+/** KeePassXC and KWallet as a login leaves them: closes what the server
+ *  holds (close_before_stop), SIGKILLs it, and runs
+ *  $KEYCHAINKIT_TEST_SERVER_START (set
+ *  by scripts/with-keepassxc.sh and with-kwallet.sh: the server on its
+ *  database or wallet, no password) in a session of its own, so that it
+ *  outlives the forked test (the script ends whichever process owns the
+ *  name at its end). */
+static int restart_by_command_locked(void)
+{
+    const char *command = getenv("KEYCHAINKIT_TEST_SERVER_START");
+    if (command == NULL || *command == '\0') return fail("restart (no KEYCHAINKIT_TEST_SERVER_START)", NULL);
+    if (close_before_stop() != 0 || kill_owner() != 0) return -1;
+    fflush(NULL);
+    pid_t child = fork();
+    if (child < 0) return fail("fork", NULL);
+    if (child == 0) {
+        if (setsid() < 0 || fork() != 0) _exit(0);
+        int null = open("/dev/null", O_RDWR);
+        if (null >= 0) {
+            dup2(null, STDIN_FILENO);
+            dup2(null, STDOUT_FILENO);
+            dup2(null, STDERR_FILENO);
+        }
+        execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+        _exit(127);
+    }
+    waitpid(child, NULL, 0);
+    if (wait_until_owned_is(1) != 0) return -1;
+    return wait_until_locked_is(1);
+}
+
 int kt_ss_restart_locked(void)
 {
     if (connect_once() != 0) return -1;
@@ -517,6 +573,7 @@ int kt_ss_restart_locked(void)
         session_path = NULL;
         return wait_until_locked_is(1);
     }
+    if (getenv("KEYCHAINKIT_TEST_SERVER_START") != NULL) return restart_by_command_locked();
     return kill_owner() == 0 ? activate_locked() : -1;
 }
 

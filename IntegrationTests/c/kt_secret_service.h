@@ -63,8 +63,13 @@ int kt_ss_is_locked(int *locked);
  *  and has the bus activate a fresh daemon, which loads the keyring from
  *  disk locked. The fake does the same on its RestartLocked (it leaves the
  *  bus and comes back under a new name, its collections locked as loaded
- *  from disk). Waits until the collection of the default alias says it
- *  is locked. Later calls here use a session on the new daemon. */
+ *  from disk). KeePassXC and KWallet, which the bus does not activate,
+ *  are started again by $KEYCHAINKIT_TEST_SERVER_START, on their database
+ *  or wallet without its password, as a login starts them (after what a
+ *  logout does: KeePassXC's lockAllDatabases, KWallet's closeAllWallets,
+ *  which write what they hold). Waits until
+ *  the collection of the default alias says it is locked. Later calls
+ *  here use a session on the new daemon. */
 int kt_ss_restart_locked(void);
 
 /** Sets *number to N of the path ".../N" of the one unlocked item of

@@ -7,8 +7,10 @@
  * unlocked again; and a database that locked itself, idle, between two
  * calls. gnome-keyring then shows its locked items' attributes only hashed
  * (SERVERS-2026.md), which libsecret reads as absent; oo7-daemon and
- * KeePassXC show none of a locked collection's items. Runs on gnome-keyring
- * and on the fake in each personality (scripts/with-fake-secret-service.sh).
+ * KeePassXC show none of a locked collection's items, KWallet shows them
+ * in clear. Runs on gnome-keyring, KWallet and KeePassXC (started again
+ * without the password, as a login starts them) and on the fake in each
+ * personality (scripts/with-fake-secret-service.sh).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -22,7 +24,7 @@
 /** The fake in each personality (scripts/with-fake-secret-service.sh). */
 #define FAKES "fake|fake-oo7|fake-ksecretd|fake-keepassxc-idle"
 /** The servers the runner can restart locked (kt_ss_restart_locked). */
-#define RESTARTABLE "gnome-keyring|" FAKES
+#define RESTARTABLE "gnome-keyring|kwallet|keepassxc|" FAKES
 
 /** A login on a host unique to the running test. */
 static kk_server_login login_of(const char *account)
@@ -37,11 +39,11 @@ static kk_server_login login_of(const char *account)
 }
 
 /** Whether the server shows a keyring loaded locked with its attributes
- *  in clear (KWallet's successor as the fake plays it); gnome-keyring
- *  shows hashes, oo7 and KeePassXC nothing. */
+ *  in clear (KWallet 5.103, and its successor as the fake plays it);
+ *  gnome-keyring shows hashes, oo7 and KeePassXC nothing. */
 static int shows_loaded_attributes(void)
 {
-    return strcmp(kt_server(), "fake-ksecretd") == 0;
+    return strcmp(kt_server(), "kwallet") == 0 || strcmp(kt_server(), "fake-ksecretd") == 0;
 }
 
 /** The contract for a keyring loaded locked, through `kc`: the stored keys
