@@ -16,9 +16,12 @@
 #   make check-extended
 #                   the slower reliability checks: the Swift suite under
 #                   ThreadSanitizer and a bounded libFuzzer run (FUZZ_SECONDS)
-#   make wheel      build the Python package as a wheel in build/ that carries
-#                   libkeychainkit.so (needs neither the toolchain nor an
-#                   installed library where it is pip-installed)
+#   make wheel      build the Python package as a manylinux wheel in build/
+#                   that carries libkeychainkit.so, libsystemd and libgcrypt
+#                   (needs neither the toolchain nor an installed library
+#                   where it is pip-installed)
+#   make sdist      the Python package's source distribution in build/ (no
+#                   library inside: it uses the installed one)
 #   make man        the manual pages into build/man, from the programs' --help
 #                   and the header's doc comments
 #   make install    install the library, header, pkg-config file, tool, manual
@@ -54,7 +57,7 @@ HELPERS  := $(GIT_HELPER) $(DOCKER_HELPER)
 MAN_STAMP := $(BUILD)/man/.stamp
 PYTHON    = $(shell scripts/python-venv.sh)
 
-.PHONY: all demo deps release lib cli man deb wheel install uninstall test test-swift test-c test-python test-cli test-git test-docker test-portal test-hostile test-packaging test-deb test-abi test-bench test-readme test-hygiene test-sanitizers check-extended bench clean FORCE
+.PHONY: all demo deps release lib cli man deb wheel sdist install uninstall test test-swift test-c test-python test-cli test-git test-docker test-portal test-hostile test-packaging test-deb test-abi test-bench test-readme test-hygiene test-sanitizers check-extended bench clean FORCE
 
 all: lib cli
 
@@ -151,24 +154,50 @@ deb:
 
 FORCE:
 
-# The Python package with the library inside, built from a staged copy of
-# bindings/python (the source tree never holds a library that a later
-# `pip install bindings/python` would ship); the copy keeps the repository's
-# layout so that setup.py finds the header, the version's source.
+# The Python package's source, staged in the repository's layout (setup.py
+# reads the version from the header two levels up) so that a build leaves
+# nothing in bindings/python and ships no library left there.
+define stage-python
+	rm -rf $(1) && mkdir -p $(1)/bindings/python $(1)/include
+	cp -R bindings/python/pyproject.toml bindings/python/setup.py bindings/python/README.md bindings/python/keychainkit_keyring.py \
+	    bindings/python/keychainkit $(1)/bindings/python/
+	rm -rf $(1)/bindings/python/keychainkit/__pycache__
+	cp LICENSE $(1)/bindings/python/LICENSE
+	cp include/keychainkit.h $(1)/include/
+endef
+
+# The Python package with the library inside: a py3-none-linux wheel of the
+# staged copy with the library in keychainkit/, which auditwheel repair (it
+# runs patchelf) makes a manylinux one: the libraries outside the manylinux
+# policy that the library needs (libsystemd, libgcrypt and theirs) are copied
+# into keychainkit.libs/ under new names, the library's needed entries and
+# RPATH point there, and the tag names the oldest glibc the symbols allow
+# (manylinux_2_35 when built on Debian 12).
 WHEEL_STAGE := $(BUILD)/wheel-stage
 wheel: $(LIB)
-	rm -rf $(WHEEL_STAGE) $(BUILD)/keychainkit-*.whl
-	mkdir -p $(WHEEL_STAGE)/bindings/python $(WHEEL_STAGE)/include
-	cp -R bindings/python/pyproject.toml bindings/python/setup.py bindings/python/README.md bindings/python/keychainkit_keyring.py \
-	    bindings/python/keychainkit $(WHEEL_STAGE)/bindings/python/
-	rm -rf $(WHEEL_STAGE)/bindings/python/keychainkit/__pycache__
-	cp LICENSE $(WHEEL_STAGE)/bindings/python/LICENSE
-	cp include/keychainkit.h $(WHEEL_STAGE)/include/
+	@command -v patchelf >/dev/null || { echo "make: auditwheel needs patchelf: make deps (or apt install patchelf)" >&2; exit 1; }
+	rm -rf $(BUILD)/keychainkit-*.whl
+	$(call stage-python,$(WHEEL_STAGE))
 	cp $(LIB) $(WHEEL_STAGE)/bindings/python/keychainkit/$(SONAME)
 	$(PYTHON) -m pip wheel --quiet --disable-pip-version-check --no-deps --no-build-isolation \
-	    --wheel-dir $(BUILD) $(WHEEL_STAGE)/bindings/python
+	    --wheel-dir $(WHEEL_STAGE)/linux $(WHEEL_STAGE)/bindings/python
+	$(PYTHON) -m auditwheel repair --wheel-dir $(BUILD) $(WHEEL_STAGE)/linux/keychainkit-*.whl 2>$(WHEEL_STAGE)/auditwheel.log || \
+	    { cat $(WHEEL_STAGE)/auditwheel.log >&2; exit 1; }
 	rm -rf $(WHEEL_STAGE)
 	@ls $(BUILD)/keychainkit-*.whl
+
+# The Python package's source distribution: no library inside; a wheel
+# built from it loads the machine's (make install, the Debian package) or
+# $KEYCHAINKIT_LIBRARY. setup.py writes the header's version into its
+# PKG-INFO, where a build from the sdist reads it.
+SDIST_STAGE := $(BUILD)/sdist-stage
+sdist:
+	rm -rf $(BUILD)/keychainkit-*.tar.gz
+	$(call stage-python,$(SDIST_STAGE))
+	$(PYTHON) -m build --sdist --no-isolation --outdir $(BUILD) $(SDIST_STAGE)/bindings/python >$(SDIST_STAGE)/build.log 2>&1 || \
+	    { cat $(SDIST_STAGE)/build.log >&2; exit 1; }
+	rm -rf $(SDIST_STAGE)
+	@ls $(BUILD)/keychainkit-*.tar.gz
 
 # Installs what `make lib cli` built; needs no toolchain when that is up to
 # date. The .pc file is written here, for this PREFIX and LIBDIR.

@@ -7,10 +7,13 @@
 # that make install of it needs no swift on PATH (as under sudo); that every
 # version derives from the header's and that the header, the installed .pc,
 # the wheel, debian/changelog and the tool agree (versions.sh); that the
-# wheel of make wheel carries the library and LICENSE, says MIT, and works
-# pip-installed with the toolchain hidden, and the
-# pure package installs from bindings/python. Prints
-# `N passed, N failed`; exits non-zero on failure.
+# wheel of make wheel is manylinux (auditwheel show agrees), bundles
+# libsystemd and libgcrypt under new names, carries the library (still only
+# kk_ exports) and LICENSE, says MIT, and works pip-installed with the
+# toolchain hidden and in a minimal Debian chroot with nothing of ours
+# (wheel-chroot.sh: keyring's round trip too); that the pure package installs
+# from bindings/python, and the sdist of make sdist builds and works over the
+# installed library. Prints `N passed, N failed`; exits non-zero on failure.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -30,14 +33,14 @@ check() {  # check NAME COMMAND...
 lib=$(readlink -f build/lib/libkeychainkit.so)
 version=$(sed -n 's/^#define KK_VERSION_MAJOR \([0-9]*\)/\1/p' include/keychainkit.h)
 
-only_kk_symbols() {
-    local others
-    others=$(readelf --dyn-syms -W "$lib" | awk '$5 == "GLOBAL" && $7 != "UND" {print $8}' | grep -v '^kk_')
-    [ -z "$others" ] || { echo "exported besides kk_: $others"; return 1; }
+only_kk_symbols() {  # only_kk_symbols [LIBRARY]: build/lib's by default
+    local library=${1:-$lib} others
+    others=$(readelf --dyn-syms -W "$library" | awk '$5 == "GLOBAL" && $7 != "UND" {print $8}' | grep -v '^kk_')
+    [ -z "$others" ] || { echo "$library exports besides kk_: $others"; return 1; }
     # Every function the header declares is exported.
     local declared
     for declared in $(grep -oE '^KK_API [^(]*\(' include/keychainkit.h | sed -E 's/.*[ *](kk_[a-z_]+)\($/\1/'); do
-        readelf --dyn-syms -W "$lib" | awk '{print $8}' | grep -qx "$declared" || { echo "missing $declared"; return 1; }
+        readelf --dyn-syms -W "$library" | awk '{print $8}' | grep -qx "$declared" || { echo "$library: missing $declared"; return 1; }
     done
 }
 check "exports only the kk_ symbols, all of the header's" only_kk_symbols
@@ -215,22 +218,73 @@ versions_agree() {
 }
 check "one version ($header_version): Makefile, Package.swift soname, library file, pyproject.toml dynamic" versions_agree
 
-# The wheel: built by make wheel, tagged for this platform, carrying the
-# library; then installed with pip into a fresh venv and used, on the memory
-# and Secret Service backends, with the Swift toolchain hidden and neither
-# KEYCHAINKIT_LIBRARY nor LD_LIBRARY_PATH set.
-wheel_is_built_and_carries_the_library() {
+# The wheel: built by make wheel, a manylinux wheel for the oldest glibc its
+# libraries' symbols allow, which auditwheel show accepts; then installed with
+# pip into a fresh venv and used, on the memory and Secret Service backends,
+# with the Swift toolchain hidden and neither KEYCHAINKIT_LIBRARY nor
+# LD_LIBRARY_PATH set, and in a minimal Debian chroot.
+python=$(scripts/python-venv.sh)
+machine=$(uname -m)
+wheel_is_manylinux() {
     make -s wheel >/dev/null || return 1
     local wheels=(build/keychainkit-*.whl)
     [ "${#wheels[@]}" -eq 1 ] && [ -f "${wheels[0]}" ] || { echo "wheels: ${wheels[*]}"; return 1; }
-    local expected="keychainkit-$header_version-py3-none-linux_$(uname -m).whl"
-    [ "$(basename "${wheels[0]}")" = "$expected" ] || { echo "wheel ${wheels[0]}, expected $expected"; return 1; }
-    unzip -p "${wheels[0]}" "keychainkit-$header_version.dist-info/WHEEL" | grep -qx 'Root-Is-Purelib: false' || return 1
-    unzip -p "${wheels[0]}" "keychainkit/libkeychainkit.so.$version" > "$work/bundled.so" || return 1
-    cmp "$work/bundled.so" "$lib"
+    check_manylinux "${wheels[0]}"
 }
-check "make wheel: keychainkit-$header_version-py3-none-linux_$(uname -m).whl, with build/lib's libkeychainkit.so.$version inside" \
-    wheel_is_built_and_carries_the_library
+# check_manylinux WHEEL: named keychainkit-VERSION-py3-none-manylinux_2_N_ARCH
+# with 2.N the newest GLIBC_ symbol version any of its libraries needs, and
+# auditwheel show finds it consistent with that tag. Leaves it unpacked in
+# $work/wheel.
+check_manylinux() {
+    local wheel=$1 unpacked="$work/wheel" newest expected shown
+    rm -rf "$unpacked" && mkdir -p "$unpacked" && unzip -q "$wheel" -d "$unpacked" || return 1
+    newest=$(find "$unpacked" -name '*.so*' -type f -exec readelf -V -W {} + | grep -oE 'Name: GLIBC_2\.[0-9]+' |
+             sed 's/.*GLIBC_2\.//' | sort -n | tail -n 1)
+    [ -n "$newest" ] || { echo "$wheel: no library needing a GLIBC_2.N version"; return 1; }
+    expected="keychainkit-$header_version-py3-none-manylinux_2_${newest}_$machine.whl"
+    [ "$(basename "$wheel")" = "$expected" ] || { echo "wheel $(basename "$wheel"), expected $expected"; return 1; }
+    grep -qx 'Root-Is-Purelib: false' "$unpacked/keychainkit-$header_version.dist-info/WHEEL" &&
+    grep -qx "Tag: py3-none-manylinux_2_${newest}_$machine" "$unpacked/keychainkit-$header_version.dist-info/WHEEL" ||
+        { echo "WHEEL: not Root-Is-Purelib: false and Tag: py3-none-manylinux_2_${newest}_$machine"; return 1; }
+    shown=$("$python" -m auditwheel show "$wheel" 2>&1) || { echo "$shown"; return 1; }
+    tr -s ' \n' '  ' <<<"$shown" | grep -qF "is consistent with the following platform tag: \"manylinux_2_${newest}_$machine\"" ||
+        { echo "auditwheel show:"; echo "$shown"; return 1; }
+}
+check "make wheel: keychainkit-$header_version-py3-none-manylinux_2_N_$machine.whl, 2.N the newest glibc its libraries need; auditwheel show agrees" \
+    wheel_is_manylinux
+
+# auditwheel repair changed the library's needed entries and RPATH, nothing
+# else: its code is build/lib's, it exports only kk_ (only_kk_symbols, on
+# it), and it needs only libraries of the manylinux policy and the copies in
+# keychainkit.libs/, renamed (SONAME and file: name-HASH.so.*) so that they
+# never stand for the machine's; libsystemd and libgcrypt among them.
+wheel_library_is_the_build_with_its_libraries_bundled() {
+    local unpacked="$work/wheel" library needed rpath bundled soname
+    library="$unpacked/keychainkit/libkeychainkit.so.$version"
+    [ -f "$library" ] || { echo "no keychainkit/libkeychainkit.so.$version in the wheel"; return 1; }
+    cmp <(objcopy -O binary --only-section=.text "$library" /dev/stdout) <(objcopy -O binary --only-section=.text "$lib" /dev/stdout) ||
+        { echo "its .text is not build/lib's"; return 1; }
+    readelf -d "$library" | grep -q "SONAME.*\[libkeychainkit.so.$version\]" || { echo "soname changed"; return 1; }
+    only_kk_symbols "$library" || return 1
+    rpath=$(readelf -d "$library" | sed -n 's/.*(RPATH).*\[\(.*\)\]/\1/p; s/.*(RUNPATH).*\[\(.*\)\]/\1/p')
+    [ "$rpath" = '$ORIGIN/../keychainkit.libs' ] || { echo "RPATH/RUNPATH: '$rpath'"; return 1; }
+    for needed in $(readelf -d "$library" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+        case $needed in
+            libc.so.6|libm.so.6|libstdc++.so.6|libgcc_s.so.1|ld-linux-*.so.2|libpthread.so.0|libdl.so.2|librt.so.1) ;;
+            *) [ -f "$unpacked/keychainkit.libs/$needed" ] || { echo "needs $needed, neither the policy's nor bundled"; return 1; } ;;
+        esac
+    done
+    for bundled in "$unpacked"/keychainkit.libs/*; do
+        soname=$(readelf -d "$bundled" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+        [ "$soname" = "$(basename "$bundled")" ] && [[ $soname =~ ^lib[a-z0-9_+-]+-[0-9a-f]{8}\.so ]] ||
+            { echo "$bundled: SONAME '$soname', not its renamed file name"; return 1; }
+    done
+    readelf -d "$library" | grep -q 'NEEDED.*\[libsystemd-[0-9a-f]*\.so\.0' &&
+    readelf -d "$library" | grep -q 'NEEDED.*\[libgcrypt-[0-9a-f]*\.so\.20' ||
+        { echo "libsystemd or libgcrypt not needed under a bundled name"; return 1; }
+}
+check "the wheel's libkeychainkit.so.$version: build/lib's code, only kk_ exports, needs only the policy's libraries and keychainkit.libs/'s renamed libsystemd, libgcrypt and theirs" \
+    wheel_library_is_the_build_with_its_libraries_bundled
 
 # The wheel says it is MIT-licensed and carries the repository's LICENSE.
 wheel_is_licensed() {
@@ -248,34 +302,6 @@ check "one version in the header, the installed .pc, the wheel, debian/changelog
     IntegrationTests/packaging/versions.sh --pc "$stage$prefix/lib/pkgconfig/keychainkit.pc" \
     --wheel "$(ls build/keychainkit-*.whl 2>/dev/null | head -n 1)" --cli "$stage$prefix/bin/keychainkit"
 
-cat > "$work/use_wheel.py" <<'PY'
-import importlib.metadata, importlib.util, os, sys, sysconfig
-import keychainkit
-from keychainkit import Keychain
-expected = sys.argv[1]
-package = os.path.dirname(keychainkit.__file__)
-assert package.startswith(sysconfig.get_paths()["platlib"]), package
-assert keychainkit.library_path() == os.path.join(package, "libkeychainkit.so.0"), keychainkit.library_path()
-versions = (keychainkit.__version__, importlib.metadata.version("keychainkit"), keychainkit.library_version())
-assert versions == (expected,) * 3, versions
-# keyring's entry point names a module the wheel carries; it registers ours
-# when keyring is there (this venv has none: then nothing, quietly).
-(plugin,) = [e for e in importlib.metadata.entry_points(group="keyring.backends") if e.name == "keychainkit"]
-registered = plugin.load().Keyring
-has_keyring = importlib.util.find_spec("keyring") is not None
-assert (registered is not None) == has_keyring and (registered is None or registered.__module__ == "keychainkit.keyring_backend")
-backends = [Keychain.in_memory(service="wheel-check")]
-if os.environ.get("KEYCHAINKIT_TEST_KEYRING") == "private":
-    backends.append(Keychain(service="wheel-check", prompts="never"))
-for kc in backends:
-    with kc:
-        kc["account"] = "value"
-        assert kc["account"] == "value" and list(kc) == ["account"]
-        del kc["account"]
-        assert "account" not in kc
-    print("ok", kc.backend)
-PY
-
 without_swift_toolchain_the_wheel_works() {
     local swift_root
     swift_root=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
@@ -288,13 +314,21 @@ without_swift_toolchain_the_wheel_works() {
         unshare -m sh -c 'mount --bind "$1" "$2" && ! ls "$2"/lib/swift >/dev/null 2>&1 &&
                           ! command -v swift && python3 -m venv venv &&
                           venv/bin/python -m pip install --quiet --disable-pip-version-check --no-index "$3" &&
-                          venv/bin/python use_wheel.py "$4" && "$5" venv/bin/python use_wheel.py "$4"' \
+                          venv/bin/python "$6" "$4" && "$5" venv/bin/python "$6" "$4"' \
             sh "$work/empty" "$swift_root" "$(ls "$root"/build/keychainkit-*.whl)" "$header_version" \
-            "$root/scripts/with-secret-service.sh") || return 1
+            "$root/scripts/with-secret-service.sh" "$root/IntegrationTests/packaging/use_wheel.py") || return 1
     grep -qx 'ok secret-service' "$work/out" || { echo "the Secret Service check did not run"; return 1; }
 }
-check "the wheel, pip-installed in a fresh venv with the toolchain hidden, loads its own library (memory, Secret Service)" \
+check "the wheel, pip-installed in a fresh venv with the toolchain hidden, loads its own library and libsystemd/libgcrypt (memory, Secret Service)" \
     without_swift_toolchain_the_wheel_works
+
+# The same wheel where nothing of ours is: a Debian 12 chroot with python3,
+# python3-venv, dbus and gnome-keyring only, kept in build/chroot between
+# runs (wheel-chroot.sh says how).
+check "a minimal Debian 12 chroot (debootstrap minbase; python3, python3-venv, dbus, gnome-keyring; no -dev package, nothing of ours)" \
+    IntegrationTests/packaging/wheel-chroot.sh prepare
+check "in it, the wheel pip-installed into a fresh venv: the smoke check (memory, private gnome-keyring) and keyring's round trip through keychainkit_keyring" \
+    IntegrationTests/packaging/wheel-chroot.sh test "$(ls build/keychainkit-*.whl 2>/dev/null | head -n 1)"
 
 # README's other Python install: `pip install bindings/python` (pure Python)
 # into a fresh venv, used from a neutral directory over the built library.
@@ -310,6 +344,41 @@ with keychainkit.Keychain.in_memory(service="install-check") as kc:
     assert kc["account"] == "value"')
 }
 check "pip install bindings/python in a fresh venv: the installed package works" source_package_installs_and_works
+
+# The sdist of make sdist: the package's source with its version and
+# LICENSE, no library; pip builds and installs it in a fresh venv (with
+# build isolation: setuptools from PyPI), a pure package that loads the
+# library installed above through the dynamic loader, or $KEYCHAINKIT_LIBRARY.
+sdist_builds_and_works_over_the_installed_library() {
+    local sdist="build/keychainkit-$header_version.tar.gz" venv="$work/sdist-venv" package
+    make -s sdist >/dev/null || return 1
+    [ "$(ls build/keychainkit-*.tar.gz)" = "$sdist" ] || { echo "sdists: $(ls build/keychainkit-*.tar.gz)"; return 1; }
+    ! tar tzf "$sdist" | grep -E '\.so(\.|$)|\.libs/' || { echo "the sdist carries a library"; return 1; }
+    tar xzOf "$sdist" "keychainkit-$header_version/PKG-INFO" | grep -qx "Version: $header_version" ||
+        { echo "PKG-INFO: not Version: $header_version"; return 1; }
+    tar xzOf "$sdist" "keychainkit-$header_version/LICENSE" | cmp - LICENSE || return 1
+    python3 -m venv "$venv" &&
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$sdist" || return 1
+    package=$("$venv/bin/python" -c 'import importlib.util; print(importlib.util.find_spec("keychainkit").submodule_search_locations[0])')
+    ! ls -d "$package"/libkeychainkit* "$package"/../keychainkit.libs 2>/dev/null || { echo "a library was installed with it"; return 1; }
+    cat > "$work/use_sdist.py" <<'PY'
+import os, sys, keychainkit
+assert keychainkit.library_path() == sys.argv[1], keychainkit.library_path()
+assert keychainkit.__version__ == keychainkit.library_version() == sys.argv[2]
+with open("/proc/self/maps") as maps:  # the library loaded is the one meant
+    loaded = {line.split()[-1] for line in maps if "libkeychainkit" in line}
+assert {os.path.realpath(path) for path in loaded} == {os.path.realpath(sys.argv[3])}, loaded
+with keychainkit.Keychain.in_memory(service="sdist-check") as kc:
+    kc["account"] = "value"
+    assert kc["account"] == "value"
+PY
+    (cd "$work" && env -u PYTHONPATH -u KEYCHAINKIT_LIBRARY LD_LIBRARY_PATH="$stage$prefix/lib" \
+        "$venv/bin/python" use_sdist.py "libkeychainkit.so.$version" "$header_version" "$stage$prefix/lib/libkeychainkit.so.$version") &&
+    (cd "$work" && env -u PYTHONPATH -u LD_LIBRARY_PATH KEYCHAINKIT_LIBRARY="$lib" \
+        "$venv/bin/python" use_sdist.py "$lib" "$header_version" "$lib")
+}
+check "make sdist: keychainkit-$header_version.tar.gz without a library; pip installs it in a fresh venv, over the installed library (dynamic loader, \$KEYCHAINKIT_LIBRARY)" \
+    sdist_builds_and_works_over_the_installed_library
 
 uninstalled() {
     make -s uninstall PREFIX=$prefix DESTDIR="$stage" &&

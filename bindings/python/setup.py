@@ -2,7 +2,9 @@
 
 - The version is read from ``include/keychainkit.h`` (``KK_VERSION_*``), the
   one source of truth it shares with the C library, the Makefile and
-  Package.swift: see ``keychainkit/_version.py``.
+  Package.swift: see ``keychainkit/_version.py``. An unpacked sdist (``make
+  sdist``) has no header: there it is the ``Version`` its ``PKG-INFO``
+  recorded from the header.
 - The licence is MIT: ``License-Expression: MIT`` with setuptools >= 77
   (PEP 639; ``make wheel`` and ``pip install`` build with such a setuptools),
   ``License: MIT`` with older ones, which reject a licence expression in
@@ -12,7 +14,8 @@
 - A ``libkeychainkit.so*`` placed in ``keychainkit/`` before building (``make
   wheel`` does it, in a staged copy of this tree) makes the wheel a platform
   wheel, ``py3-none-<platform>``: any Python 3 (ctypes, no extension module),
-  this machine's architecture. Without one, the wheel is pure Python and
+  this machine's architecture (``make wheel`` then makes it a manylinux wheel
+  with ``auditwheel repair``). Without one, the wheel is pure Python and
   loads an installed library.
 """
 
@@ -38,6 +41,18 @@ LICENSE = (
 BUNDLED = any((HERE / "keychainkit").glob("libkeychainkit.so*"))
 
 
+def version() -> str:
+    """The header's version; in an unpacked sdist (a PKG-INFO beside this
+    file, which a source tree never has) the one PKG-INFO recorded."""
+    pkg_info = HERE / "PKG-INFO"
+    if not pkg_info.is_file():
+        return runpy.run_path(str(HERE / "keychainkit" / "_version.py"))["header_version"]()
+    for line in pkg_info.read_text(encoding="utf-8").splitlines():
+        if line.startswith("Version: "):
+            return line[len("Version: "):].strip()
+    raise ValueError(f"{pkg_info}: no Version")
+
+
 class LibraryDistribution(Distribution):
     """A distribution that is platform-specific when the library is bundled
     (the package then installs into ``platlib``, the wheel's root)."""
@@ -57,7 +72,7 @@ class PlatformWheel(bdist_wheel):
 
 setup(
     **LICENSE,
-    version=runpy.run_path(str(HERE / "keychainkit" / "_version.py"))["header_version"](),
+    version=version(),
     distclass=LibraryDistribution,
     cmdclass={"bdist_wheel": PlatformWheel},
 )
