@@ -4,11 +4,12 @@
 #                   C, Python and the command line, narrated
 #   make test       install missing packages (as root), build, and run every
 #                   suite (Swift, C, Python, the tool, git, Docker, portal,
-#                   hostile fake, packaging, ABI, README, hygiene,
-#                   sanitizers), each on private servers it starts itself:
-#                   gnome-keyring, KWallet, KeePassXC, the hostile fake (also
-#                   as oo7-daemon, ksecretd and KeePassXC's idle lock), the
-#                   kernel keyring, a keyring file and memory
+#                   hostile fake, a Swift package using this one, packaging,
+#                   ABI, README, hygiene, sanitizers), each on private
+#                   servers it starts itself: gnome-keyring, KWallet,
+#                   KeePassXC, the hostile fake (also as oo7-daemon,
+#                   ksecretd and KeePassXC's idle lock), the kernel keyring,
+#                   a keyring file and memory
 #   make lib        build libkeychainkit.so into build/lib
 #   make cli        build the keychainkit tool into build/bin
 #   make bench      compare against libsecret, secret-tool and Python keyring
@@ -57,7 +58,7 @@ HELPERS  := $(GIT_HELPER) $(DOCKER_HELPER)
 MAN_STAMP := $(BUILD)/man/.stamp
 PYTHON    = $(shell scripts/python-venv.sh)
 
-.PHONY: all demo deps release lib cli man deb wheel sdist install uninstall test test-swift test-c test-python test-cli test-git test-docker test-portal test-hostile test-packaging test-deb test-abi test-bench test-readme test-hygiene test-sanitizers check-extended bench clean FORCE
+.PHONY: all demo deps release lib cli man deb wheel sdist install uninstall test test-swift test-c test-python test-cli test-git test-docker test-portal test-hostile test-swift-consumer test-packaging test-deb test-abi test-bench test-readme test-hygiene test-sanitizers check-extended bench clean FORCE
 
 all: lib cli
 
@@ -246,6 +247,7 @@ test: deps
 	$(MAKE) test-docker
 	$(MAKE) test-portal
 	$(MAKE) test-hostile
+	$(MAKE) test-swift-consumer
 	$(MAKE) test-packaging
 	$(MAKE) test-deb
 	$(MAKE) test-abi
@@ -306,6 +308,13 @@ test-hostile: $(LIB) $(CLI) $(GIT_HELPER)
 	$(PYTHON) -m pytest -q -p no:cacheprovider IntegrationTests/hostile/test_fake_server.py
 	KEYCHAINKIT_TEST_HARNESS=scripts/with-fake-secret-service.sh bindings/python/run-tests.sh \
 	    $(CURDIR)/IntegrationTests/hostile/test_trust_boundary.py
+
+# Another Swift package depending on this one by path (IntegrationTests/
+# swift-consumer): README's Swift facts against the manifest, the build (its
+# own debug build of KeychainKit, kept in build/swift-consumer), the system
+# libraries it needs, round trips on memory and a private gnome-keyring.
+test-swift-consumer:
+	SWIFT="$(SWIFT)" IntegrationTests/swift-consumer/run.sh
 
 bench: deps $(LIB) $(HELPERS)
 	bench/run.sh full
