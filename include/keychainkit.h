@@ -64,8 +64,9 @@
  *   arrives while it saves, and nothing tells a client when it does. On
  *   KeePassXC (told by its process name), changes therefore go in bursts
  *   of at most 50 ms, and a change after a burst waits until that burst's
- *   save has surely ended: 450 ms and more as the database grows, at most
- *   5 s (RELIABILITY.md). Reads never wait for it.
+ *   save has surely ended: 450 ms and more as the database grows, and
+ *   while KeePassXC holds the file it saves to open (seen in
+ *   /proc/PID/fd), at most 5 s (RELIABILITY.md). Reads never wait for it.
  * - Prompts: the service may answer an operation with a prompt. A
  *   confirmation (KeePassXC asks for one at every create and delete; with
  *   its confirmations off it completes at once, with no dialog) is always

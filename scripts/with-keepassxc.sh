@@ -11,8 +11,10 @@
 # (keepassxc/keepassxc.ini) turn on the Secret Service integration with every
 # confirmation and notification off, UnlockBeforeSearch off (unless
 # KEYCHAINKIT_TEST_KEEPASSXC_UNLOCK_BEFORE_SEARCH=true), automatic saving
-# off (unless KEYCHAINKIT_TEST_KEEPASSXC_AUTOSAVE=true: it crashed KeePassXC
-# 2.7.4 under concurrent writes and reads), and
+# off (unless KEYCHAINKIT_TEST_KEEPASSXC_AUTOSAVE=true, KeePassXC's default,
+# which the C suite runs with; the Python and CLI suites keep it off,
+# not yet measured with it: a change during a save crashes KeePassXC 2.7.4
+# and other clients there, such as secret-tool, do not pace theirs), and
 # every GUI extra off (tray icon, update checks, auto-lock). The database
 # (keepassxc/make_database.py) exposes its root group; its password is in
 # $KEYCHAINKIT_TEST_KEEPASSXC_PASSWORD_FILE, for tests that lock and unlock

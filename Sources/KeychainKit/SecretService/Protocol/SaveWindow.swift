@@ -23,6 +23,11 @@ import KeychainKitSystem
 /// `150 ms + max(300 ms, 4 × the slowest recent change)` after the burst
 /// began, at most ``longestSaveMicroseconds``; the slowest change seen
 /// counts for less with each burst (× 3/4), so one slow moment passes.
+/// That estimate alone fell short: in the C suite's database the saves
+/// grew to 300 ms while changes stayed answered in 10 ms, a change met a
+/// save, and KeePassXC crashed (its save file and our changes timed on
+/// one clock). So a change also waits while KeePassXC holds its save
+/// file open (``isSaving(_:)``), then decides again.
 ///
 /// The bursts are shared by every process of the user that uses this
 /// library (a process started right after another's write meets that
@@ -62,19 +67,26 @@ enum SaveWindow {
     /// KeePassXC took to answer it when `timed` (not a prompt, which may
     /// wait on a person).
     static func pace<Result, Failure: Error>(
-        timed: Bool, _ change: () throws(Failure) -> Result
+        timed: Bool, process: UInt32, _ change: () throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        let wait = withBurst { burst in
-            let now = Deadline.now()
-            if burst.start > now + longestSaveMicroseconds { burst = Burst() }  // not a time this clock gave
-            if burst.start != 0 && now < burst.start + openMicroseconds {
-                return burst.start > now ? burst.start - now : 0  // joins it, once it opens
+        let deadline = Deadline.now() + longestSaveMicroseconds
+        while true {
+            let wait = withBurst { burst in
+                let now = Deadline.now()
+                if burst.start > now + longestSaveMicroseconds { burst = Burst() }  // not a time this clock gave
+                if burst.start != 0 && now < burst.start + openMicroseconds {
+                    return burst.start > now ? burst.start - now : 0  // joins it, once it opens
+                }
+                let opens = burst.start == 0 ? now : max(now, burst.saved)
+                burst = Burst(start: opens, slowest: burst.slowest * 3 / 4)
+                return opens - now
             }
-            let opens = burst.start == 0 ? now : max(now, burst.saved)
-            burst = Burst(start: opens, slowest: burst.slowest * 3 / 4)
-            return opens - now
+            if wait > 0 { usleep(useconds_t(min(wait, longestSaveMicroseconds))) }
+            // A save that outlasted its estimate: once it ends, the burst
+            // this change would join has closed; decide again.
+            guard Deadline.now() < deadline, isSaving(process) else { break }
+            while Deadline.now() < deadline, isSaving(process) { usleep(2_000) }
         }
-        if wait > 0 { usleep(useconds_t(min(wait, longestSaveMicroseconds))) }
         let began = Deadline.now()
         defer {
             if timed {
@@ -86,6 +98,40 @@ enum SaveWindow {
             }
         }
         return try change()
+    }
+
+    /// Whether KeePassXC (process `process`) is writing its database: it
+    /// holds the file it saves to open while it serializes. With atomic
+    /// saves, its default, that is Qt's unnamed temporary file
+    /// (`DIR/#INODE (deleted)` in `/proc/PID/fd`: seen there for the
+    /// whole write); else the database file itself (`….kdbx`), which it
+    /// does not hold open otherwise. A process this one cannot look into
+    /// is taken as not saving. About 30 `readlink` calls.
+    static func isSaving(_ process: UInt32) -> Bool {
+        guard let directory = opendir("/proc/\(process)/fd") else { return false }
+        defer { closedir(directory) }
+        var target = [UInt8](repeating: 0, count: 4096)
+        while let entry = readdir(directory) {
+            let count = withUnsafeBytes(of: entry.pointee.d_name) { name in
+                target.withUnsafeMutableBytes { buffer in
+                    readlinkat(dirfd(directory), name.baseAddress!.assumingMemoryBound(to: CChar.self),
+                               buffer.baseAddress!.assumingMemoryBound(to: CChar.self), buffer.count)
+                }
+            }
+            guard count > 0 else { continue }
+            if isSaveFile(target[0..<count]) { return true }
+        }
+        return false
+    }
+
+    /// Whether `target`, where a descriptor of KeePassXC's leads, is a file
+    /// it saves to (see ``isSaving(_:)``).
+    static func isSaveFile(_ target: ArraySlice<UInt8>) -> Bool {
+        let name = target.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).last ?? []
+        let deleted = " (deleted)".utf8
+        let temporary = name.first == UInt8(ascii: "#") && name.count > deleted.count
+            && name.suffix(deleted.count).elementsEqual(deleted)
+        return temporary || name.count > 5 && name.suffix(5).elementsEqual(".kdbx".utf8)
     }
 
     /// Runs `body` on the burst, shared through the file when it can be,
@@ -124,22 +170,23 @@ extension SecretServiceClient {
     func change<Result>(
         timed: Bool = true, _ call: () throws(SecretServiceFailure) -> Result
     ) throws(SecretServiceFailure) -> Result {
-        if savesAfterEachChange == nil {
-            savesAfterEachChange = serverIsGnomeKeyring != true && (try? processName(of: destination)) == "keepassxc"
+        if keepassxcProcess == nil {
+            keepassxcProcess = serverIsGnomeKeyring == true ? 0 : (try? keepassxcProcess(behind: destination)) ?? 0
         }
-        guard savesAfterEachChange == true else { return try call() }
-        return try SaveWindow.pace(timed: timed, call)
+        guard let process = keepassxcProcess, process != 0 else { return try call() }
+        return try SaveWindow.pace(timed: timed, process: process, call)
     }
 
-    /// The name the kernel gives the process behind the bus name `name`.
-    private func processName(of name: String) throws(SecretServiceFailure) -> String? {
+    /// The process behind the bus name `name` when the kernel names it
+    /// `keepassxc`, else 0.
+    private func keepassxcProcess(behind name: String) throws(SecretServiceFailure) -> UInt32 {
         let pid = try onBus { () throws(BusFailure) in try bus.processID(of: name) }
         let descriptor = Glibc.open("/proc/\(pid)/comm", O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
+        guard descriptor >= 0 else { return 0 }
         defer { close(descriptor) }
         var buffer = [UInt8](repeating: 0, count: 64)
         let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        guard count > 0 else { return nil }
-        return String(validating: buffer[0..<count].prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+        guard count > 0 else { return 0 }
+        return buffer[0..<count].prefix { $0 != UInt8(ascii: "\n") }.elementsEqual("keepassxc".utf8) ? pid : 0
     }
 }

@@ -28,9 +28,10 @@ final class SecretServiceClient {
     /// ``runPrompt(_:atMost:)``).
     var serverIsGnomeKeyring: Bool?
 
-    /// Whether the service saves its database after each change in a way
-    /// a change must keep out of (KeePassXC, see ``SaveWindow``), once asked.
-    var savesAfterEachChange: Bool?
+    /// The service's process when it is KeePassXC, whose saves a change
+    /// must keep out of (see ``SaveWindow``); 0 when it is not; `nil`
+    /// until asked.
+    var keepassxcProcess: UInt32?
 
     /// Whether a search has answered with items that do not match what was
     /// asked (``VerifiedSearch``): such a service may match `CreateItem`'s
