@@ -93,8 +93,7 @@ if [ -n "$runner" ]; then
     # Eight threads × 30 rounds, ten runs in a row, with the client pacing
     # its changes around KeePassXC's saves, took 150 to 430 s on 2-core
     # machines: a bound for hangs, not a timing.
-    run_tests keepassxc env KK_TEST_TIME_LIMIT=900 KEYCHAINKIT_TEST_KEEPASSXC_AUTOSAVE=true \
-        "$root/scripts/with-keepassxc.sh" "$runner" secret-service
+    run_tests keepassxc env KK_TEST_TIME_LIMIT=900 "$root/scripts/with-keepassxc.sh" "$runner" secret-service
     # The hostile fake as each server of 2026 it plays (IntegrationTests/hostile).
     for personality in "" oo7 ksecretd keepassxc-idle; do
         echo "== tests on secret-service (the fake${personality:+ as $personality})"
