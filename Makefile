@@ -17,6 +17,9 @@
 #   make check-extended
 #                   the slower reliability checks: the Swift suite under
 #                   ThreadSanitizer and a bounded libFuzzer run (FUZZ_SECONDS)
+#   make fuzz-campaign
+#                   libFuzzer on an instrumented library, FUZZ_RUNS inputs a
+#                   harness (10 million); merges new inputs into the corpora
 #   make wheel      build the Python package as a manylinux wheel in build/
 #                   that carries libkeychainkit.so, libsystemd and libgcrypt
 #                   (needs neither the toolchain nor an installed library
@@ -58,7 +61,7 @@ HELPERS  := $(GIT_HELPER) $(DOCKER_HELPER)
 MAN_STAMP := $(BUILD)/man/.stamp
 PYTHON    = $(shell scripts/python-venv.sh)
 
-.PHONY: all demo deps release lib cli man deb wheel sdist install uninstall test test-swift test-c test-python test-cli test-git test-docker test-portal test-hostile test-swift-consumer test-packaging test-deb test-abi test-bench test-readme test-hygiene test-sanitizers check-extended bench clean FORCE
+.PHONY: all demo deps release lib cli man deb wheel sdist install uninstall test test-swift test-c test-python test-cli test-git test-docker test-portal test-hostile test-swift-consumer test-packaging test-deb test-abi test-bench test-readme test-hygiene test-sanitizers check-extended fuzz-campaign bench clean FORCE
 
 all: lib cli
 
@@ -340,6 +343,12 @@ check-extended: deps $(LIB)
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build/tsan
 	scripts/with-session-keyring.sh $(HARNESS) $(SWIFT) test --skip-build --sanitize=thread --build-path .build/tsan
 	IntegrationTests/fuzz/run.sh $(CURDIR)/$(BUILD)/lib $(FUZZ_SECONDS)
+
+# The fuzzers with the library itself instrumented (coverage and ASan in
+# its code), FUZZ_RUNS inputs each; grows the seed corpora. Not run by CI.
+FUZZ_RUNS ?= 10000000
+fuzz-campaign: deps
+	IntegrationTests/fuzz/campaign.sh $(FUZZ_RUNS)
 
 test-abi: $(LIB)
 	IntegrationTests/abi/check.sh

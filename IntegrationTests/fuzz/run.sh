@@ -25,9 +25,14 @@
 # Needs a clang with libFuzzer and ASan/UBSan runtimes: $KK_FUZZ_CC if set,
 # else the first of clang, clang-19 ... clang-14 that can build a fuzzer;
 # when none can, installs Debian's clang and its libclang-rt-N-dev (as
-# root). The library itself is not instrumented: coverage guides the
-# harness' model, and ASan sees the library's allocations (malloc/free are
-# intercepted process-wide) and every byte the harness hands it.
+# root). The release library (CI's run) is not instrumented: coverage
+# guides the harness' model, and ASan sees the library's allocations
+# (malloc/free are intercepted process-wide) and every byte the harness
+# hands it. IntegrationTests/fuzz/campaign.sh (make fuzz-campaign) passes
+# a library built with coverage and ASan in its own code instead, and
+# KK_FUZZ_RUNS=N: each fuzzing session then runs N inputs, with no time
+# bound. Each session's line gives the coverage libFuzzer reached
+# (cov: edges, ft: features).
 #
 # KK_FUZZ_ASCII_KEYS=1 in the environment folds non-ASCII keys to ASCII,
 # to fuzz past the open canonical-equivalence bug (regressions/README);
@@ -124,9 +129,10 @@ if ! "$cc" $fuzz_flags $link_flags -std=c11 -Wall -Wextra -Werror -I"$root/inclu
     fail "build kk_fuzz_file"
     bin_file=""
 fi
-# The GLib check's writer: no sanitizers (a plain program of the ABI).
+# The GLib check's writer: a plain program of the ABI, with ASan only so
+# that it also runs on the campaign's instrumented library.
 # shellcheck disable=SC2086 # flag lists
-if ! "$cc" -O1 $link_flags -std=c11 -Wall -Wextra -Werror -I"$root/include" \
+if ! "$cc" -O1 -fsanitize=address $link_flags -std=c11 -Wall -Wextra -Werror -I"$root/include" \
     -o "$writer" "$here/kk_file_writer.c" -L"$libdir" -lkeychainkit -Wl,-rpath,"$libdir" >"$out/build-writer.log" 2>&1; then
     sed 's/^/    /' "$out/build-writer.log"
     fail "build kk_file_writer"
@@ -134,6 +140,13 @@ if ! "$cc" -O1 $link_flags -std=c11 -Wall -Wextra -Werror -I"$root/include" \
 fi
 
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+# Crashes are reported by ASan and libFuzzer; the Swift runtime's own
+# backtracer (linked into the library) would hold a crashed harness.
+export SWIFT_BACKTRACE=enable=no
+runs=${KK_FUZZ_RUNS:-}
+case $runs in
+    *[!0-9]*) echo "KK_FUZZ_RUNS must be a whole number, got '$runs'" >&2; fail "arguments"; finish ;;
+esac
 
 # kk_fuzz_file writes each input to a private directory it makes under
 # $TMPDIR; these live in one directory of this run, removed at the end, also
@@ -216,17 +229,27 @@ fuzz() {
     name=$1 fbin=$2 fseconds=$3 fcorpus=$4 fseeds=$5 fprefix=$6
     log="$out/fuzz-$name.log"
     [ "$name" = kk_fuzz ] && log="$out/fuzz.log"
-    echo "== fuzzing $name for $fseconds s (log: $log)"
-    TMPDIR="$file_tmp" timeout $((fseconds + 300)) "$fbin" -max_len=4096 -timeout=10 -rss_limit_mb=4096 \
-        -max_total_time="$fseconds" -print_final_stats=1 -artifact_prefix="$fprefix" \
+    if [ -n "$runs" ]; then
+        echo "== fuzzing $name for $runs inputs (log: $log)"
+        bound="-runs=$runs" limit="" what="$runs inputs"
+    else
+        echo "== fuzzing $name for $fseconds s (log: $log)"
+        bound="-max_total_time=$fseconds" limit="timeout $((fseconds + 300))" what="$fseconds s"
+    fi
+    started=$(date +%s)
+    # shellcheck disable=SC2086 # $limit: a command prefix, or nothing
+    TMPDIR="$file_tmp" $limit "$fbin" -max_len=4096 -timeout=10 -rss_limit_mb=4096 \
+        "$bound" -print_final_stats=1 -artifact_prefix="$fprefix" \
         "$fcorpus" "$fseeds" >"$log" 2>&1
     status=$?
+    took=$(($(date +%s) - started))
     execs=$(sed -n 's/^stat::number_of_executed_units: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
     [ -n "$execs" ] || execs=$(sed -n 's/^#\([0-9]*\)[[:space:]]*DONE.*/\1/p' "$log" | tail -n 1)
     rate=$(sed -n 's/^stat::average_exec_per_sec: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+    reached=$(sed -n 's/^#[0-9]*[[:space:]].* cov: \([0-9]*\) ft: \([0-9]*\).*/cov \1, ft \2/p' "$log" | tail -n 1)
     if [ "$status" -eq 0 ] && [ -n "$execs" ]; then
-        echo "== $name: $execs executions in $fseconds s (${rate:-?} exec/s)"
-        pass "fuzz $name for $fseconds s (${execs} executions, ${rate:-?} exec/s, no divergence or crash)"
+        echo "== $name: $execs executions in $took s (${rate:-?} exec/s; ${reached:-coverage unknown})"
+        pass "fuzz $name for $what (${execs} executions, ${rate:-?} exec/s, ${reached:-coverage unknown}, no divergence or crash)"
     else
         echo "== $name: executions before it stopped: ${execs:-unknown} (${rate:-?} exec/s)"
         fail "fuzz $name (exit $status; see $log; the input is in $out/)"

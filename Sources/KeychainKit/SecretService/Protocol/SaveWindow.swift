@@ -81,9 +81,11 @@ enum SaveWindow {
                 burst = Burst(start: opens, slowest: burst.slowest * 3 / 4)
                 return opens - now
             }
-            if wait > 0 { usleep(useconds_t(min(wait, longestSaveMicroseconds))) }
+            let now = Deadline.now()
+            if wait > 0 && now < deadline { usleep(useconds_t(min(wait, deadline - now))) }
             // A save that outlasted its estimate: once it ends, the burst
-            // this change would join has closed; decide again.
+            // this change would join has closed; decide again. All of it
+            // within one bound.
             guard Deadline.now() < deadline, isSaving(process) else { break }
             while Deadline.now() < deadline, isSaving(process) { usleep(2_000) }
         }
