@@ -218,6 +218,8 @@ static int unlock_keepassxc(void)
 
 int kt_ss_unlock(void)
 {
+    /* A session on the server now running (a restart ends the old one). */
+    if (connect_once() != 0) return -1;
     const char *collection = default_collection();
     if (collection == NULL) return -1;
     const char *server = kt_server();
@@ -498,17 +500,6 @@ static int kill_owner(void)
     return wait_until_owned_is(0);
 }
 
-/** Has the bus activate the harness's daemon, which loads its keyring from
- *  disk locked, and waits until it says so. */
-static int activate_locked(void)
-{
-    GVariant *reply = call_bus_daemon("StartServiceByName", g_variant_new("(su)", BUS_NAME, 0), "(u)");
-    if (reply == NULL) return -1;
-    g_variant_unref(reply);
-    if (wait_until_owned_is(1) != 0) return -1;
-    return wait_until_locked_is(1);
-}
-
 /** What a logout does before the server ends, so that nothing written is
  *  lost: KeePassXC's lockAllDatabases saves the database (its default
  *  AutoSaveOnExit, whatever AutoSaveAfterEveryChange says); KWallet's
@@ -533,33 +524,38 @@ static int close_before_stop(void)
     return wait_until_locked_is(1);
 }
 
-/** KeePassXC and KWallet as a login leaves them: closes what the server
- *  holds (close_before_stop), SIGKILLs it, and runs
- *  $KEYCHAINKIT_TEST_SERVER_START (set
- *  by scripts/with-keepassxc.sh and with-kwallet.sh: the server on its
- *  database or wallet, no password) in a session of its own, so that it
- *  outlives the forked test (the script ends whichever process owns the
+/** Starts the harness's server again, as a login or the bus does, and
+ *  waits until it owns the name with its collection locked (loaded from
+ *  disk): gnome-keyring by bus activation; KeePassXC and KWallet, which the
+ *  bus does not activate, by $KEYCHAINKIT_TEST_SERVER_START (set by
+ *  scripts/with-keepassxc.sh and with-kwallet.sh: the server on its
+ *  database or wallet, no password), run in a session of its own so that
+ *  it outlives the forked test (the script ends whichever process owns the
  *  name at its end). */
-static int restart_by_command_locked(void)
+static int start_locked(void)
 {
     const char *command = getenv("KEYCHAINKIT_TEST_SERVER_START");
-    if (command == NULL || *command == '\0') return fail("restart (no KEYCHAINKIT_TEST_SERVER_START)", NULL);
-    if (close_before_stop() != 0 || kill_owner() != 0) return -1;
-    fflush(NULL);
-    pid_t child = fork();
-    if (child < 0) return fail("fork", NULL);
-    if (child == 0) {
-        if (setsid() < 0 || fork() != 0) _exit(0);
-        int null = open("/dev/null", O_RDWR);
-        if (null >= 0) {
-            dup2(null, STDIN_FILENO);
-            dup2(null, STDOUT_FILENO);
-            dup2(null, STDERR_FILENO);
+    if (command == NULL || *command == '\0') {
+        GVariant *reply = call_bus_daemon("StartServiceByName", g_variant_new("(su)", BUS_NAME, 0), "(u)");
+        if (reply == NULL) return -1;
+        g_variant_unref(reply);
+    } else {
+        fflush(NULL);
+        pid_t child = fork();
+        if (child < 0) return fail("fork", NULL);
+        if (child == 0) {
+            if (setsid() < 0 || fork() != 0) _exit(0);
+            int null = open("/dev/null", O_RDWR);
+            if (null >= 0) {
+                dup2(null, STDIN_FILENO);
+                dup2(null, STDOUT_FILENO);
+                dup2(null, STDERR_FILENO);
+            }
+            execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+            _exit(127);
         }
-        execl("/bin/sh", "sh", "-c", command, (char *)NULL);
-        _exit(127);
+        waitpid(child, NULL, 0);
     }
-    waitpid(child, NULL, 0);
     if (wait_until_owned_is(1) != 0) return -1;
     return wait_until_locked_is(1);
 }
@@ -573,8 +569,8 @@ int kt_ss_restart_locked(void)
         session_path = NULL;
         return wait_until_locked_is(1);
     }
-    if (getenv("KEYCHAINKIT_TEST_SERVER_START") != NULL) return restart_by_command_locked();
-    return kill_owner() == 0 ? activate_locked() : -1;
+    if (close_before_stop() != 0 || kill_owner() != 0) return -1;
+    return start_locked();
 }
 
 int kt_ss_item_number(const char *service, const char *account, unsigned *number)
@@ -602,9 +598,14 @@ int kt_ss_replace_with_fake(unsigned first_item, pid_t *pid)
     const char *command = getenv("KEYCHAINKIT_TEST_FAKE_COMMAND");
     if (command == NULL || *command == '\0')
         return fail("starting the fake (KEYCHAINKIT_TEST_FAKE_COMMAND is unset; IntegrationTests/c/run.sh sets it)", NULL);
-    if (connect_once() != 0 || kill_owner() != 0) return -1;
+    const char *collection = default_collection();
+    const char *name = collection != NULL ? strrchr(collection, '/') : NULL;
+    if (name == NULL || name[1] == '\0' || strspn(name + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != strlen(name + 1))
+        return fail("starting the fake (the default collection's path)", NULL);
+    if (close_before_stop() != 0 || kill_owner() != 0) return -1;
     char script[1200];
-    int n = snprintf(script, sizeof script, "exec %s --first-item %u --print-ready", command, first_item);
+    int n = snprintf(script, sizeof script, "exec %s --first-item %u --collection %s --print-ready", command,
+                     first_item, name + 1);
     if (n < 0 || (size_t)n >= sizeof script) return fail("starting the fake (command too long)", NULL);
     int out[2];
     if (pipe(out) != 0) return fail("pipe", NULL);
@@ -642,7 +643,7 @@ int kt_ss_end_fake(pid_t pid)
     }
     g_free(session_path); /* the fake's session is gone with it */
     session_path = NULL;
-    if (wait_until_owned_is(0) != 0 || activate_locked() != 0) return -1;
+    if (wait_until_owned_is(0) != 0 || start_locked() != 0) return -1;
     return kt_ss_unlock();
 }
 

@@ -78,16 +78,18 @@ int kt_ss_restart_locked(void);
 int kt_ss_item_number(const char *service, const char *account, unsigned *number);
 
 /** Puts another server in the place of the running one, as when a user
- *  switches from gnome-keyring to another Secret Service: SIGKILLs the
- *  daemon that owns org.freedesktop.secrets and starts the hostile fake
- *  ($KEYCHAINKIT_TEST_FAKE_COMMAND, which IntegrationTests/c/run.sh sets),
- *  numbering its items from `first_item`, so the old server's item paths
- *  name the new server's items. Waits until it owns the name; *pid is its
- *  process, for kt_ss_end_fake(). Later calls here use the fake. */
+ *  switches from gnome-keyring or KWallet to another Secret Service: stops
+ *  the daemon that owns org.freedesktop.secrets as kt_ss_restart_locked()
+ *  does and starts the hostile fake ($KEYCHAINKIT_TEST_FAKE_COMMAND, which
+ *  IntegrationTests/c/run.sh sets), with the old default collection's name
+ *  and numbering its items from `first_item`, so the old server's item
+ *  paths name the new server's items. Waits until it owns the name; *pid
+ *  is its process, for kt_ss_end_fake(). Later calls here use the fake. */
 int kt_ss_replace_with_fake(unsigned first_item, pid_t *pid);
 
-/** Ends that fake and has the bus activate the harness's daemon again,
- *  which loads its keyring locked; then unlocks it (kt_ss_unlock()). */
+/** Ends that fake and starts the harness's server again as
+ *  kt_ss_restart_locked() does (its keyring loaded locked); then unlocks it
+ *  (kt_ss_unlock()). */
 int kt_ss_end_fake(pid_t pid);
 
 /** Sets *hashed to whether the items of service=`service`,

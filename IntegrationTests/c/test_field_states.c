@@ -174,12 +174,13 @@ TEST_ONLY_ON_SERVER(KT_SECRET_SERVICE, RESTARTABLE, loaded_locked_from_disk_is_e
 }
 
 /* The name's owner replaced by another server under an open handle, as
- * when a user moves from gnome-keyring to another Secret Service: nothing
+ * when a user moves from gnome-keyring or KWallet to another Secret
+ * Service (KeePassXC names its items by UUID, so no path repeats): nothing
  * the handle learnt of the old server answers for the new one. The new
  * server (the fake) numbers its items from the number the old one gave
  * "a1", so the path the handle remembers for "a1" names another key's item
  * there; the absence it remembers for "b2" is wrong there too. */
-TEST_ONLY_ON_SERVER(KT_SECRET_SERVICE, "gnome-keyring", the_name_taken_by_another_server_under_an_open_handle)
+TEST_ONLY_ON_SERVER(KT_SECRET_SERVICE, "gnome-keyring|kwallet", the_name_taken_by_another_server_under_an_open_handle)
 {
     kk_keychain *kc = kt_open();
     REQUIRE(kc != NULL);

@@ -446,9 +446,10 @@ class FakeSecretService:
     raises DBusError.
     """
 
-    def __init__(self, conn, modes: Modes, log: Callable, first_item: int = 1):
+    def __init__(self, conn, modes: Modes, log: Callable, first_item: int = 1, collection: Optional[str] = None):
         self.conn, self.modes, self.log = conn, modes, log
         self.first_item = first_item  # the number of each collection's first item
+        self.default_name = collection  # the default collection's name, if not the personality's
         self.timers: list = []  # heap of (due, sequence, function)
         self.sequence = itertools.count()
         self.stats: Counter = Counter()
@@ -461,9 +462,9 @@ class FakeSecretService:
         self.reset()
 
     def reset(self) -> None:
-        """Back to the collections "login" (oo7: "Login") and "session", with no items."""
+        """Back to the collections "login" (oo7: "Login"; or --collection's name) and "session", with no items."""
         now = int(time.time())
-        login = 'Login' if self.personality == 'oo7' else 'login'
+        login = self.default_name or ('Login' if self.personality == 'oo7' else 'login')
         names = ((login, 'Login'),) if self.personality == 'keepassxc-idle' else ((login, 'Login'), ('session', 'Session'))
         self.collections = {name: Collection(name, label, now, now, self.modes.on('locked'), next_id=self.first_item)
                             for name, label in names}
@@ -1162,6 +1163,8 @@ def parse_arguments(argv):
                         help='print "ready" on stdout once the bus name is owned')
     parser.add_argument('--first-item', type=int, default=1, metavar='N',
                         help="number each collection's items from N (another server's item paths, reused)")
+    parser.add_argument('--collection', metavar='NAME',
+                        help='name the default collection NAME (another server\'s, whose paths are reused)')
     parser.add_argument('--check-modes', action='store_true',
                         help='only check the --mode arguments, then exit')
     parser.add_argument('--list-modes', action='store_true', help='print the modes and exit')
@@ -1196,7 +1199,7 @@ def main(argv=None) -> int:
     except ConnectionError as error:
         print(f'fake-secret-service: {error}', file=sys.stderr)
         return 1
-    server = FakeSecretService(conn, args.modes, log, args.first_item)
+    server = FakeSecretService(conn, args.modes, log, args.first_item, args.collection)
     log(f'serving {BUS_NAME} as {conn.unique_name} with modes {args.modes.active}')
     if args.print_ready:
         print('ready', flush=True)
