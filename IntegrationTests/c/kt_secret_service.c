@@ -59,7 +59,14 @@ static int connect_once(void)
     GError *error = NULL;
     bus = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, &error);
     if (bus == NULL) return fail("g_bus_get_sync", error);
-    GVariant *reply = call(SERVICE_PATH, "org.freedesktop.Secret.Service", "OpenSession",
+    /* A first call answered before OpenSession: gnome-keyring aborts on
+     * an OpenSession right behind a connection's first message (see
+     * test_new_connections.c). */
+    GVariant *reply = call(SERVICE_PATH, "org.freedesktop.DBus.Properties", "Get",
+                           g_variant_new("(ss)", "org.freedesktop.Secret.Service", "Collections"), "(v)");
+    if (reply == NULL) return -1;
+    g_variant_unref(reply);
+    reply = call(SERVICE_PATH, "org.freedesktop.Secret.Service", "OpenSession",
                            g_variant_new("(sv)", "plain", g_variant_new_string("")), "(vo)");
     if (reply == NULL) return -1;
     g_variant_get(reply, "(vo)", NULL, &session_path);
@@ -485,16 +492,25 @@ int kt_fake_set_mode(const char *name, const char *argument)
     return 0;
 }
 
+int kt_ss_owner_pid(unsigned *pid)
+{
+    if (connect_once() != 0) return -1;
+    GVariant *reply = call_bus_daemon("GetConnectionUnixProcessID", g_variant_new("(s)", BUS_NAME), "(u)");
+    if (reply == NULL) return -1;
+    guint32 owner = 0;
+    g_variant_get(reply, "(u)", &owner);
+    g_variant_unref(reply);
+    *pid = owner;
+    return owner != 0 ? 0 : fail("the owner's process ID", NULL);
+}
+
 /** SIGKILLs the process that owns org.freedesktop.secrets and waits until
  *  the name is free; this process's session is gone with it. */
 static int kill_owner(void)
 {
-    GVariant *reply = call_bus_daemon("GetConnectionUnixProcessID", g_variant_new("(s)", BUS_NAME), "(u)");
-    if (reply == NULL) return -1;
-    guint32 pid = 0;
-    g_variant_get(reply, "(u)", &pid);
-    g_variant_unref(reply);
-    if (pid == 0 || kill((pid_t)pid, SIGKILL) != 0) return fail("kill the daemon", NULL);
+    unsigned pid = 0;
+    if (kt_ss_owner_pid(&pid) != 0) return -1;
+    if (kill((pid_t)pid, SIGKILL) != 0) return fail("kill the daemon", NULL);
     g_free(session_path);
     session_path = NULL;
     return wait_until_owned_is(0);

@@ -72,6 +72,10 @@ int kt_ss_is_locked(int *locked);
  *  here use a session on the new daemon. */
 int kt_ss_restart_locked(void);
 
+/** Sets *pid to the process ID of the process that owns
+ *  org.freedesktop.secrets (the bus daemon's answer). */
+int kt_ss_owner_pid(unsigned *pid);
+
 /** Sets *number to N of the path ".../N" of the one unlocked item of
  *  service=`service`, username=`account` (gnome-keyring and the fake
  *  number a collection's items). */
