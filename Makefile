@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # KeychainKit — build, test, install.
 #
 #   make demo       build, then store, read, observe and remove a secret from
@@ -177,7 +178,10 @@ endef
 # into keychainkit.libs/ under new names, the library's needed entries and
 # RPATH point there, and the tag names the oldest glibc the symbols allow
 # (manylinux_2_35 when built on Debian 12).
+# The Swift runtime linked into the library is under the toolchain's licence,
+# which the wheel carries with the bundled libraries' (scripts/wheel-licenses.py).
 WHEEL_STAGE := $(BUILD)/wheel-stage
+SWIFT_LICENSE = $(dir $(realpath $(shell command -v $(SWIFT))))../share/swift/LICENSE.txt
 wheel: $(LIB)
 	@command -v patchelf >/dev/null || { echo "make: auditwheel needs patchelf: make deps (or apt install patchelf)" >&2; exit 1; }
 	rm -rf $(BUILD)/keychainkit-*.whl
@@ -187,6 +191,7 @@ wheel: $(LIB)
 	    --wheel-dir $(WHEEL_STAGE)/linux $(WHEEL_STAGE)/bindings/python
 	$(PYTHON) -m auditwheel repair --wheel-dir $(BUILD) $(WHEEL_STAGE)/linux/keychainkit-*.whl 2>$(WHEEL_STAGE)/auditwheel.log || \
 	    { cat $(WHEEL_STAGE)/auditwheel.log >&2; exit 1; }
+	$(PYTHON) scripts/wheel-licenses.py $(BUILD)/keychainkit-*.whl "$(SWIFT_LICENSE)" >/dev/null
 	rm -rf $(WHEEL_STAGE)
 	@ls $(BUILD)/keychainkit-*.whl
 

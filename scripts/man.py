@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Writes KeychainKit's man pages from their one source each, so that they
 cannot drift from what they document:
 
@@ -128,7 +129,8 @@ def header_parts(header: str) -> Tuple[str, List[Tuple[str, List[Tuple[str, str,
     """The header's opening comment, and its sections in order: each a title
     and its declarations (kind "function" or "type", name, the declaration,
     its doc comment)."""
-    intro = comment_text(re.match(r"\s*(/\*.*?\*/)", header, re.S).group(1))
+    # The opening comment after the licence's one-line SPDX comment.
+    intro = comment_text(re.match(r"\s*(?:/\* SPDX-License-Identifier: [^*]*\*/\s*)?(/\*.*?\*/)", header, re.S).group(1))
     sections: List[Tuple[str, List[Tuple[str, str, str]]]] = []
     banner = re.compile(r"/\* -{20,} \*/\n/\* (\w[\w ]*?)\s*\*/\n/\* -{20,} \*/")
     starts = [(match.start(), match.end(), match.group(1)) for match in banner.finditer(header)]

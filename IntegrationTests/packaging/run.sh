@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Packaging tests of libkeychainkit.so: the exported symbols and soname, make
 # install / uninstall into a staging DESTDIR, a C program built with only
 # pkg-config against the installed prefix, and that program running on a
@@ -295,6 +296,45 @@ wheel_is_licensed() {
     unzip -p "$wheel" "$dist/licenses/LICENSE" | cmp - LICENSE
 }
 check "the wheel's metadata says License-Expression: MIT and it carries LICENSE" wheel_is_licensed
+
+# Every source file names its licence in its first two lines
+# (SPDX-License-Identifier: MIT; after a #! or swift-tools-version line).
+sources_name_their_licence() {
+    local files missing
+    files=$(git ls-files -- '*.swift' '*.c' '*.h' '*.py' '*.sh' Makefile .ci/run completions/keychainkit) &&
+        [ -n "$files" ] || { echo "git ls-files listed no sources"; return 1; }
+    missing=$(while read -r f; do head -n 2 "$f" | grep -q 'SPDX-License-Identifier: MIT' || echo "$f"; done <<<"$files")
+    [ -z "$missing" ] || { echo "no SPDX-License-Identifier: MIT in the first two lines of:"; echo "$missing"; return 1; }
+}
+check "every source file names its licence (SPDX-License-Identifier: MIT)" sources_name_their_licence
+
+# What the wheel carries besides our code travels with its terms: for each
+# library in keychainkit.libs/, the copyright file of the Debian package that
+# installed the original (and the common licences it refers to), and the
+# Swift runtime's licence, each a License-File of the metadata.
+wheel_carries_bundled_licences() {
+    local wheel dist metadata listing library original package path
+    wheel=$(ls build/keychainkit-*.whl) || return 1
+    dist="keychainkit-$header_version.dist-info"
+    metadata=$(unzip -p "$wheel" "$dist/METADATA") || return 1
+    listing=$(unzip -Z1 "$wheel") || return 1
+    for library in $(grep '^keychainkit\.libs/.' <<<"$listing"); do
+        original=$(basename "$library" | sed 's/-[0-9a-f]\{8\}\.so/.so/')
+        package=$(dpkg-query -S "*/$original" | sed -n '1s/:.*//p')
+        [ -n "$package" ] || { echo "no Debian package owns $original"; return 1; }
+        grep -qx "License-File: bundled/$package/copyright" <<<"$metadata" ||
+            { echo "$library: no License-File: bundled/$package/copyright"; return 1; }
+        unzip -p "$wheel" "$dist/licenses/bundled/$package/copyright" | cmp -s - "/usr/share/doc/$package/copyright" ||
+            { echo "$library: $dist/licenses/bundled/$package/copyright is not $package's copyright"; return 1; }
+    done
+    # libsystemd's and libgcrypt's LGPL-2.1, to which their copyright files refer.
+    unzip -p "$wheel" "$dist/licenses/bundled/common-licenses/LGPL-2.1" | cmp -s - /usr/share/common-licenses/LGPL-2.1 ||
+        { echo "no LGPL-2.1 text in the wheel"; return 1; }
+    grep -qx "License-File: bundled/swift/LICENSE.txt" <<<"$metadata" &&
+        unzip -p "$wheel" "$dist/licenses/bundled/swift/LICENSE.txt" | grep -q "Runtime Library Exception" ||
+        { echo "no Swift runtime licence (with its Runtime Library Exception) in the wheel"; return 1; }
+}
+check "the wheel carries the licences of the libraries it bundles and of the Swift runtime" wheel_carries_bundled_licences
 
 # The header, the installed .pc, the wheel, debian/changelog and the
 # installed tool say one version (versions.sh names any that does not).
