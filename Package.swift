@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+// SPDX-License-Identifier: MIT
 // KeychainKit is MIT-licensed: see LICENSE. Copyright (c) 2026 The KeychainKit authors.
 import Foundation  // the manifest's only: reads the header below
 import PackageDescription

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Prints the ABI of libkeychainkit as sorted lines: every function
 prototype and function-pointer typedef of include/keychainkit.h, every
 enumerator and ABI macro with its value, and every symbol the shared library

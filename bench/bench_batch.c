@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Many secrets at once, in a keyring of over a thousand items, against
  * libsecret's simple API, interleaved round by round (the order rotates):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared helpers of the C benchmarks: a monotonic clock, sample sets with a
  * median, and one JSON line per measurement on stdout:
  *   {"group": "...", "name": "...", "median_ns": N, "samples": N}

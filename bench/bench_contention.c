@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writes per second with several writer processes at once: kk_set against
  * libsecret's secret_password_store_sync, against the same Secret Service.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The file store against libsecret's own file backend, in the same run:
  *
  * - in one process: kk_get of an item from an open file handle (the file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Loading libkeychainkit.so: dlopen plus the first call, in a process that
  * does not link it. A library is loaded cold only once per process, so each
  * sample is a fresh process (this program run again with --child), which

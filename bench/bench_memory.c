@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The in-memory backend through the C ABI: get and set throughput on one
  * thread and on two, and the cost of a write with 0 versus N observers
  * registered on other keys (interleaved). Usage: bench_memory OPS OBSERVERS */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* How long a change made by another process takes to reach an observer:
  * from the moment the writer's kk_set/kk_remove returned (acknowledged) to
  * the moment the observer's callback runs, on the observer's delivery

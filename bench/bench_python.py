@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The Python binding against Python `keyring` (get and set);
 `keyring.get_password` through our keyring backend (selected explicitly,
 and as keyring picks it once installed: its chainer, ours first) against

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kk_* against libsecret's simple API (secret_password_*_sync), in one run,
  * against the same Secret Service, interleaved round by round (the order
  * rotates) so that machine drift hits every side. Each operation has a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Turns the benchmarks' JSON lines into a table of medians and ratios
 against the peers measured in the same run, with each target, and writes
 the whole as one JSON document.

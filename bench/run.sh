@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # make bench: builds the C benchmarks and runs every comparison in one run,
 # against one private gnome-keyring, then prints the table (bench/report.py).
 # Usage: bench/run.sh [full|tiny]   (tiny: a few rounds, so make test keeps it alive)

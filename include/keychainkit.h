@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * keychainkit.h — the C interface of KeychainKit.
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Builds git's own credential helper for libsecret from the contrib sources
 # the Debian `git` package ships (/usr/share/doc/git/contrib/credential/
 # libsecret) into build/git-credential-libsecret/, for the interop tests and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Writes debian/libkeychainkit0.symbols (dpkg-gensymbols' format) for the
 # exported symbols the ABI baseline lists ("symbol kk_..." lines), each
 # available since VERSION:

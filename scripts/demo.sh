@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # make demo: builds the library and the tool, then stores, reads, observes
 # and removes a secret through the C example, the Python binding and the
 # keychainkit tool, saying what each step does. Uses your Secret Service

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Run on the private session bus of scripts/with-keepassxc.sh or
 # with-kwallet.sh, at their end: SIGKILLs the process that owns
 # org.freedesktop.secrets, unless it is the script's own server (process

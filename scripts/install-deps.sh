@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Installs the Debian packages KeychainKit needs to build and test, when they
 # are missing. Needs root (or sudo); prints what is missing otherwise.
 set -eu

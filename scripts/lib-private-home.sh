@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by scripts/with-secret-service.sh and scripts/with-kwallet.sh, with
 # $private_home_label set: makes a temporary directory $root, removed on
 # exit, with a HOME and XDG directories of its own, and points the

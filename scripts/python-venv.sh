@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Creates (or reuses) the project's Python virtual environment for tests and
 # benchmarks at build/python-venv, with the packages of
 # scripts/python-requirements.txt, and prints its python's path.

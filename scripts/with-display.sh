@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs a command with a private X display (Xvfb) of its own, for tests of
 # the services' prompt dialogs, then stops it.
 #

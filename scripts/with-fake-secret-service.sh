@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs a command inside a private D-Bus session whose Secret Service is the
 # hostile fake of IntegrationTests/hostile/fake_secret_service.py (in-memory, scriptable
 # misbehaviour), with HOME in a temporary directory; then removes it. The

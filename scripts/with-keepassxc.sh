@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs a command inside a private D-Bus session whose Secret Service is
 # KeePassXC (headless, QT_QPA_PLATFORM=offscreen) serving a fresh, unlocked
 # database, with HOME in a temporary directory; then removes it. The

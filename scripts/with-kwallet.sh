@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs a command inside a private D-Bus session whose Secret Service is
 # KWallet (kwalletd5, headless) serving a fresh, unlocked wallet, with HOME
 # in a temporary directory; then removes it. The counterpart of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs a command inside a private D-Bus session with a fresh, unlocked
 # gnome-keyring whose HOME is a temporary directory, then removes it.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs a command in a new, anonymous kernel session keyring (keyctl, Debian
 # keyutils), with KEYCHAINKIT_TEST_SESSION_KEYRING=private: the kernel
 # keyring tests keep their keys there, and the keyring goes when the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The ABI guard: every line of the committed baseline abi/keychainkit.abi
 # (prototypes, typedefs, status values, exported symbols) must still hold
 # for the current header and library; new lines (additions) are fine.

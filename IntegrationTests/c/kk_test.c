@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kk_test.c — the test runner: main() and the framework of kk_test.h.
  *

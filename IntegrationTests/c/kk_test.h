@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kk_test.h — a tiny test framework for the KeychainKit C tests.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kt_fork.h — fork()ed children for the C tests.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kt_keychain.h — KeychainKit helpers shared by the C tests.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kt_secret_service.c — see kt_secret_service.h.
  */

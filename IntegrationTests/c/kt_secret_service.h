@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kt_secret_service.h — direct access to the private Secret Service for
  * the tests, bypassing KeychainKit: lock and unlock the collection of the

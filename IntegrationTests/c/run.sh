@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Builds and runs the C examples (examples/c) and the C ABI test suite of
 # KeychainKit (the *.c here).
 #

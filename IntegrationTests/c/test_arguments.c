@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_arguments.c — bad arguments: every NULL pointer, an empty service,
  * invalid UTF-8 strings, bad value sizes give KK_EINVAL without a crash and without

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_constants.c — the stable numbers and texts of the ABI: status and
  * event values, status strings, versions, the value size limit.

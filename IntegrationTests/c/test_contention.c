@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_contention.c — exactly one item per key when several writers work at
  * once, on the Secret Service:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_error_message.c — kk_error_message(): never NULL, "" on a thread
  * without failures, a description after each failure, per thread.

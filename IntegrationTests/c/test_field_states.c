@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_field_states.c — the contract in the states real machines are in,
  * not only the ones a test suite makes with Lock(): a keyring loaded from

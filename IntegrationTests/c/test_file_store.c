@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_file_store.c — the file backend (kk_open_file) beyond the shared
  * contract: libsecret's own file backend (secret-tool with

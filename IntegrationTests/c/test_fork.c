@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_fork.c — fork(): a child uses the handle it inherited (reads, writes,
  * removes) and handles of its own; several children write through one

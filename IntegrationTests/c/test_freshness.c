@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_freshness.c — reads are causally fresh on the Secret Service: a
  * kk_get that starts after another process's (or handle's) write was

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_freshness_backlog.c — a remembered absence is not trusted while the
  * bus daemon still holds, for the reader, a change signal it has not

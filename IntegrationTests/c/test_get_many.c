@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_get_many.c — kk_get_many: the result of kk_get() for each account,
  * read together; absent, locked and bad entries; duplicates and more items

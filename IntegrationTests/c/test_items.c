@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_items.c — kk_get, kk_set, kk_remove and kk_secret_free on valid
  * keys: absence, round trips of any bytes, replace, remove, key

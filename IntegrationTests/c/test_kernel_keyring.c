@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_kernel_keyring.c — the kernel keyring backend's own cases: keys as
  * keyctl sees them (description scheme, payload, permissions), another

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_list.c — kk_list and kk_list_free: the accounts of a service, sorted
  * by bytes, without values; the empty account; argument errors; canonically

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_new_connections.c — short-lived programs reading a key at once, as
  * the CLI, the git and Docker helpers and scripts in a loop do: every one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_observer_threads.c — observers across threads: callbacks of several
  * threads run at the same time (no library lock is held while one runs),

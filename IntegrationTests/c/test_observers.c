@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_observers.c — kk_observe / kk_unobserve: what a callback receives
  * and when, which observers are called, re-entrant callbacks, the destroy

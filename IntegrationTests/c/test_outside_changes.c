@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_outside_changes.c — observers hear changes made elsewhere: by another
  * handle (on the memory backend, one opened with kk_open_memory_shared()),

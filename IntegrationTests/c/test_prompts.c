@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_prompts.c — the prompt policy and the options at open.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_secret_service.c — what only the Secret Service backend has: a
  * locked collection, items shared with other clients (secret-tool, other

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Server logins: kk_server_login_get/set/remove/accounts, exact matching,
  * libsecret's NetworkPassword items, argument checks.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_threads.c — one handle used by 8 threads at once: mixed kk_set,
  * kk_get, kk_remove, kk_observe and kk_unobserve on a few shared keys.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_unlock.c — kk_unlock() and kk_lock(): a collection unlocked with its
  * password and no dialog (gnome-keyring's UnlockWithMasterPassword, which

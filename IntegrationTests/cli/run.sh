@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Tests of the keychainkit command-line tool, against the private keyring of
 # scripts/with-secret-service.sh (run this script inside it), the memory
 # backend and the kernel keyring (the user's persistent keyring; every key

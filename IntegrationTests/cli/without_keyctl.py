@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Runs a command under a seccomp filter that makes add_key, keyctl and
 request_key fail with EPERM, as Docker's default profile does.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The Debian packages, as a Debian user gets them: `make deb` with no
 # network (in a network namespace of its own), lintian clean on the
 # .changes, then — as root — dpkg -i of the four packages and, with the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Tests of docker-credential-keychainkit (IntegrationTests/docker/
 # test_docker_credential.py): the docker-credential-helpers protocol, items
 # shared both ways with Debian's docker-credential-secretservice, a real

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """docker-credential-keychainkit as Docker and Podman run it: the
 docker-credential-helpers protocol byte for byte (compared with Debian's
 docker-credential-secretservice 0.6.4 on the same inputs), items shared

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make fuzz-campaign: the fuzzers with the library itself instrumented, for
 # as many executions as asked; not run by CI (which keeps run.sh's short,
 # uninstrumented sessions).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_expect.h — how a harness reports a divergence from what the header
  * promises: a message naming the harness (FUZZ_NAME, defined before this
  * is included) and the line, then abort(), which libFuzzer records as a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_utf8.h — strict UTF-8 (RFC 3629: no overlongs, no surrogates,
  * <= U+10FFFF), as the library checks names: shared by the harnesses. */
 #ifndef KK_FUZZ_UTF8_H

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Writes the seed corpus of kk_fuzz.c into IntegrationTests/fuzz/corpus/ (the files are
 # committed; rerun this after changing the input format of kk_fuzz.c).
 #

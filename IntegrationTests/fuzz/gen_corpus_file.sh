@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Writes the seed corpus of kk_fuzz_file.c into IntegrationTests/fuzz/corpus-file/ and
 # the hand-made inputs of IntegrationTests/fuzz/regressions-file/ (the files are
 # committed; rerun this after changing the seeds, the harness' master or the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Cross-checks the library's GVariant encoding of keyring files against GLib.
 
     glib_check.py WRITER DIR

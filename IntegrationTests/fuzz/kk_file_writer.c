@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kk_file_writer.c — writes a keyring file through the library's C ABI
  * (kk_open_file with KK_MASTER_SECRET), for the fuzz seeds of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kk_fuzz.c — a libFuzzer harness for the C ABI on the in-memory backend.
  *

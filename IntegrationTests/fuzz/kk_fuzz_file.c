@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kk_fuzz_file.c — a libFuzzer harness for the file store (kk_open_file):
  * each input is the whole of a keyring file (libsecret's file format:

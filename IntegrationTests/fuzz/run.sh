@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Builds the libFuzzer harnesses and runs them:
 # - kk_fuzz.c (the C ABI on the in-memory backend, against a model): every
 #   file of IntegrationTests/fuzz/regressions/ once (one test each), then a fuzzing

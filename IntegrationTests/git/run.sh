@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Tests of git-credential-keychainkit with real git (IntegrationTests/git/test_git_credential.py),
 # against the private Secret Service of a harness: run it inside
 # scripts/with-secret-service.sh, scripts/with-kwallet.sh or

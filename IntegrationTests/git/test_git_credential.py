@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """git-credential-keychainkit as git runs it: real `git credential
 fill/approve/reject` with `credential.helper` configured, against the
 private Secret Service of the harness (scripts/with-secret-service.sh,

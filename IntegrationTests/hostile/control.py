@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The tests' side of the hostile fake Secret Service: its control object,
 and a bus peer of our own that forges signals.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """A scriptable, hostile fake of the freedesktop Secret Service, for tests.
 
 It owns org.freedesktop.secrets on the session bus and keeps, in memory, the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Checks the hostile fake Secret Service itself (fake_secret_service.py),
 mostly with the real libsecret client, secret-tool (Debian libsecret-tools).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """KeychainKit against a hostile Secret Service: each finding of the
 trust-boundary issue, asserting the correct outcome.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Secret Service clients for IntegrationTests/hygiene/bus_monitor.sh, run while
 dbus-monitor records the private session bus. Secrets come from standard
 input (one per line), never from arguments.

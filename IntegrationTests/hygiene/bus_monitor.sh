@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # No secret crosses the bus in clear: KeychainKit's transfer session is
 # encrypted (dh-ietf1024-sha256-aes128-cbc-pkcs7), so a bus monitor that
 # records every message sees the names of the items but never their values.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The CLI never takes a secret from its arguments (a secret in argv is
 # visible to every user through ps and /proc, and lands in shell history).
 # Run inside scripts/with-secret-service.sh (private keyring):

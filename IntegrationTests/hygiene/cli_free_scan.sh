@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The CLI gives no heap block back to the allocator holding the secret:
 # not the buffers standard input is read into (64 KiB chunks, a result
 # that grows by reallocation; from a terminal, a line read byte by byte),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * free_hook.c — see free_hook.h. Compiled with -fno-builtin-free so the
  * compiler treats our free() as an ordinary function. Defines realloc()

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * free_hook.h — watch what happens to one block when it is freed.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * markers.h — secret values that are easy to find in memory and text.
  */

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Secret hygiene tests: kk_secret_free wipes (test_secret_free.c), no
 # memory goes back to the allocator holding a secret in clear, on either
 # backend (test_freed_blocks.c: every freed block is searched), no secret

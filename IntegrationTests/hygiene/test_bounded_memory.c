@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_bounded_memory.c — reading keys that do not exist costs constant
  * memory: whatever the library remembers per key (the Observation key

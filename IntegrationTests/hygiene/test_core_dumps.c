@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 /*
  * test_core_dumps.c — a program that crashes while it holds a value kk_get()

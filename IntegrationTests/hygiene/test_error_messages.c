@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_error_messages.c — a secret never appears in kk_error_message()
  * (header: "never contains a secret"; DESIGN: secrets never go into

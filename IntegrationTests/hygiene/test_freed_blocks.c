@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_freed_blocks.c — no memory goes back to the allocator holding a
  * secret in clear, anywhere in the process, through a whole item life:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_item_metadata.c — a secret never goes into the label or the
  * attributes of its Secret Service item (DESIGN: "Secrets never go into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 /*
  * test_secret_free.c — kk_secret_free() wipes the secret before its memory

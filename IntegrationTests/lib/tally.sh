@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared by the shell test runners (sourced, POSIX sh): counting results,
 # the closing line `N passed, N failed`, and finding the library.
 #

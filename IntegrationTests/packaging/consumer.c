@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A program built against an installed KeychainKit with nothing but
  * `pkg-config --cflags --libs keychainkit`: stores, reads and removes a
  * secret in the in-memory keychain. Exits 0 when all of it works. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Python keyring's round trip through KeychainKit's backend, which keyring
 finds by itself through the wheel's entry point (no keyringrc.cfg, no
 PYTHON_KEYRING_BACKEND), inside a private Secret Service

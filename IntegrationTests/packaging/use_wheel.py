@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The smoke check of an installed wheel of `make wheel` (the packaging run's,
 with the toolchain hidden, and IntegrationTests/packaging/wheel-chroot.sh's,
 on a Debian with nothing of ours): the package loads the library it carries

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # One version everywhere. The header's KK_VERSION_MAJOR/MINOR/PATCH are the
 # source (KK_VERSION_NUMBER as the preprocessor computes it must match them);
 # the pkg-config file, the Python wheel's metadata, debian/changelog's top

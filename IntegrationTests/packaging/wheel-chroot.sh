@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The manylinux wheel of `make wheel` on a Debian 12 that has nothing of
 # KeychainKit's: a minimal chroot (debootstrap --variant=minbase bookworm)
 # with python3, python3-venv, dbus and gnome-keyring and what they depend on,

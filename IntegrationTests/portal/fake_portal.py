@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A fake Secret portal (org.freedesktop.portal.Secret, version 1) for the
 tests of what a client believes of its answer.
 

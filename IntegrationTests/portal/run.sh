@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The file store inside a sandbox, end to end, with no Flathub: a private
 # session bus (dbus-run-session), gnome-keyring unlocked on it as the Secret
 # portal's backend, xdg-desktop-portal started on it, and the tool run under

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs the README's code samples, inside the private keyring of
 # scripts/with-secret-service.sh: every ```c block is compiled against
 # build/lib and run; every ```python block runs with the binding; every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * leak_check_at_exit.c — linked into the sanitizer build of the C test
  * runner only (IntegrationTests/sanitizers/run.sh); not part of the runner's sources.

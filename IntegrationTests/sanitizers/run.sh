@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Builds the C test runner (IntegrationTests/c/*.c) and the C examples with
 # AddressSanitizer + UndefinedBehaviorSanitizer into build/sanitizers/
 # and runs them on the memory backend, the kernel keyring and, inside

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What a Swift package depending on KeychainKit gets, from the manifest as
 SwiftPM reads it (`swift package dump-package`), checked against README's
 Swift section. Used by run.sh:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Another package's program, using KeychainKit as a Swift user does: its
 // manifest (written by run.sh) depends on this repository by path and on the
 // products README names; this file imports them and nothing internal.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # KeychainKit as another Swift package uses it. Checks README's Swift
 # section against the manifest as SwiftPM reads it (facts.py): its
 # `.product` names are exactly the library products, its `from:` version

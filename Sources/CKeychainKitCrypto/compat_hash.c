@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gnome-keyring's hashed attribute values, on libgcrypt. See
  * include/keychainkit_crypto.h. */
 #include "keychainkit_crypto.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The encrypted file store's primitives (libsecret's egg-keyring1), on
  * libgcrypt. See include/keychainkit_crypto.h. */
 #include "keychainkit_crypto.h"

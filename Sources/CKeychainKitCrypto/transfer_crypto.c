@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Secret Service's dh-ietf1024-sha256-aes128-cbc-pkcs7 algorithm, on
  * libgcrypt (which libsystemd already loads, and libsecret uses). See
  * include/keychainkit_crypto.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The key-management system calls, without libkeyutils. */
 #define _GNU_SOURCE
 #include <errno.h>

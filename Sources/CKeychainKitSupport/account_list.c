@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Account lists handed to C callers: one allocation holding the pointer
  * array and the strings it points to, so kk_list_free() is a single free. */
 #include <stdlib.h>

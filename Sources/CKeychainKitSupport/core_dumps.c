@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Keeping the tool's secrets out of core dumps. See keychainkit_support.h. */
 #include <sys/prctl.h>
 #include <sys/resource.h>

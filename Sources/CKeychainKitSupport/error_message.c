@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The thread-local kk_error_message (kk_status_string, whose words are the
  * Swift core's, is in Sources/KeychainKitStatus). */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Secret buffers handed to C callers, in memory kept out of core dumps
  * (MADV_DONTDUMP) and out of swap (mlock) where RLIMIT_MEMLOCK allows, as
  * libsecret's secure memory is. A hidden header keeps the size, so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The library's version, as compiled. */
 #include "keychainkit_support.h"
 

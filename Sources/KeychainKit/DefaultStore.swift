@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// Where a program that asks for "the keychain" keeps its secrets, as
 /// libsecret decides it: inside a Flatpak or Snap sandbox whose Secret
 /// portal answers (`/.flatpak-info` or `$SNAP_NAME`, the portal's version

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// What happened to a key: a mutation attempt through the keychain
 /// (``update``, ``remove``), or a change made elsewhere (``changed``,
 /// ``deleted``).

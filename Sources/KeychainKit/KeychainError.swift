@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// The ways a keychain operation fails.
 ///
 /// The cases of the KeychainKit reference, plus the situations a Linux

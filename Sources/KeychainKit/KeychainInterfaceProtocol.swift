@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// The storage primitives a ``Keychain`` is written in.
 ///
 /// A backend stores byte values under ``KeychainAttributes``. Each method is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// What a keychain knows of an item besides its secret: for listings that
 /// read no secret (``Keychain/items(inService:)``).
 public struct KeychainItemInfo: Equatable, Sendable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// How long a keychain's items last: what a program that must not forget
 /// (a token it cannot get again) checks before it stores.
 public enum KeychainPersistence: String, Sendable, CaseIterable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// The keychain API, as ``Keychain`` implements it: code that must work with
 /// any backend (a C handle, a command-line tool) holds `any KeychainProtocol`.
 public protocol KeychainProtocol: AnyObject, Sendable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// Which store a keychain's items live in: two keychains of equal identity
 /// read and write the same items, whatever handle or object they go
 /// through; keychains of different identities keep separate items.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// What ``KeychainProtocol/migrate(service:from:to:)`` did, account by account.
 public struct KeychainMigration: Equatable, Sendable {
 

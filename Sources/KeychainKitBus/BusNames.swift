@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// The names of D-Bus itself, written once: the bus daemon, the errors it
 /// and peers answer with, and the standard interfaces every object has.
 /// The Secret Service's own names are the protocol client's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import CSDBus
 
 /// A signal as the bus delivered it, borrowed for the duration of one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// The signals a connection subscribed to, each turned into an `Element`
 /// as it arrives (or dropped, when that gives `nil`), kept in order until
 /// the connection's owner takes them.

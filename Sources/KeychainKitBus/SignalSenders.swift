@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// Who may send the signals a connection acts on.
 ///
 /// Any peer on the session bus can emit a signal with any path, interface

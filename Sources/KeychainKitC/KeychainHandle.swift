@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import KeychainKit
 
 /// What a `kk_keychain *` points to: a retained keychain, with what its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import KeychainKit
 
 /// How registry logins are stored on the Secret Service: as

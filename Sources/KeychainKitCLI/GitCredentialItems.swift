@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import KeychainKit
 
 /// How git's credentials are stored on the Secret Service: as git's own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import KeychainKit
 
 /// A parsed command line.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import KeychainKit
 
 /// How `get` prints the secrets of several accounts, for scripts to parse.

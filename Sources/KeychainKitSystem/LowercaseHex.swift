@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// `value` as `width` lowercase hexadecimal digits (the low ones): the one
 /// spelling of the escapes the library and its tool write (`%2f` in a bus
 /// address, `\x1b` on a terminal, `\u003c` in JSON).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import KeychainKit
 import KeychainKitCodable
 import Testing

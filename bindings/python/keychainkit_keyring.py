@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Python ``keyring``'s entry point for KeychainKit (``keyring.backends``:
 ``keychainkit = keychainkit_keyring``).
 

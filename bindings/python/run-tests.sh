@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs the Python binding's tests on both backends: the in-memory keychain and
 # the Secret Service of a private, throw-away gnome-keyring.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Build hooks of the keychainkit distribution (the rest is pyproject.toml).
 
 - The version is read from ``include/keychainkit.h`` (``KK_VERSION_*``), the

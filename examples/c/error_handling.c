@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * error_handling.c — tell "absent" from "locked" from "no keychain at all".
  *

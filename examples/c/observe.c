@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * observe.c — be told about every change attempt on one key.
  *

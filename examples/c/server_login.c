@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * server_login.c — a password for an account on a server (an IMAP login):
  * store it, read it back, list the server's accounts, remove it. Stored as

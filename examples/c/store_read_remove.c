@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * store_read_remove.c — store a secret, read it back, remove it.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Creates a KeePassXC database that serves the Secret Service headless.
 
     python3 make_database.py DATABASE PASSWORD-FILE

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Creates and opens the wallet "kdewallet" of a fresh kwalletd5 without a
 dialog, for scripts/with-kwallet.sh.
 

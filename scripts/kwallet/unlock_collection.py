@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Unlocks the Secret Service's default collection (the wallet opened by
 open_wallet.py) through kwalletd5's Secret Service API: Unlock, then the
 prompt it returns, which completes without a window. Waits at most 10 s.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * control.c — cli_free_scan.sh's control: run under preload.c, gives
  * blocks holding $KK_SCAN_MARKER back to the allocator, so that the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload.c — LD_PRELOAD object for cli_free_scan.sh: searches every heap
  * block that a process gives back to the allocator for a secret's marker.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Runs a command on a new pseudo-terminal and types a secret line into it.
 
     python3 type_on_terminal.py SECRET_FILE COMMAND [ARG...]

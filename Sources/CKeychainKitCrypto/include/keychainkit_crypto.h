@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The cryptography of the Secret Service's encrypted transfer session,
  * "dh-ietf1024-sha256-aes128-cbc-pkcs7": Diffie-Hellman over the 1024-bit
  * MODP group of RFC 2409 (generator 2), HKDF-SHA256 of the shared secret

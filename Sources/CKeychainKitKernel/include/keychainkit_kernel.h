@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The kernel key-management system calls the kernel keyring backend uses,
  * as plain functions: Swift cannot call the variadic syscall(2), and the
  * library does not depend on libkeyutils. Each returns what the system call

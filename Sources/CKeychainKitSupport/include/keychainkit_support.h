@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal helpers of libkeychainkit for its Swift exports. Not installed,
  * not exported (the linker version script exports kk_* only; these are
  * named keychainkit_*). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import KeychainKitSystem
 
 /// Items addressed by attributes in the keyring file — server logins,

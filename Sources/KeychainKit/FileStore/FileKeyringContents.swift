@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// One version of a keyring file as a handle holds it: the parsed file,
 /// its items opened with the handle's key (`nil` for an item another
 /// master sealed: kept as it is, never read), and the keyed items' index.

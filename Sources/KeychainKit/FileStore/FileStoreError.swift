@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// A failure of the file store on its way out: the ``KeychainError`` its
 /// caller sees, and what ``FileKeychainInterface/failureDetail(for:)``
 /// adds on the same thread (the path, the cause, what to do; never a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// What is wrong with a keyring file's bytes: each is
 /// ``KeychainError/corruptStore`` with these words, and the file is
 /// left as it is.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// Reads the few GVariant shapes the keyring file holds (the inverse of
 /// ``GVariantWriter``), little-endian, from bytes nobody vouches for:
 /// every length and framing offset is checked against its container, and

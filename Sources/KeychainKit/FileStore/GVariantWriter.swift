@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// Serializes the few GVariant shapes the keyring file holds, in GLib's
 /// normal form, little-endian (GLib's `g_variant_store` on a
 /// little-endian machine; libsecret ≥ 0.20.2 always writes little-endian).

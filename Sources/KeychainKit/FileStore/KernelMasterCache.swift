@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// A copy of a keyring file's master secret kept in the user's persistent
 /// kernel keyring, so that after one unlock (by a descriptor, the secret
 /// itself, the systemd credential) later processes of the user open the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import CKeychainKitCrypto
 
 /// The contents of a keyring file as libsecret (≥ 0.20.2) and oo7 write

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// One item of a keyring file, decrypted: the GVariant `(a{ss}sttay)` of
 /// libsecret's `secret_file_item_serialize` — attributes, label, times
 /// of creation and of the last change (seconds since the epoch), secret.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import CKeychainKitCrypto
 
 /// A keyring file's key, derived from the master secret as libsecret's

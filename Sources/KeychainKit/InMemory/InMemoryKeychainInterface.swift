@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// A process-local backend with the same semantics as the Secret Service
 /// backend, for tests, previews and programs that need no persistence.
 ///

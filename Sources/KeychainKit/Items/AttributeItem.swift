@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// An item found by its attributes, as any tool stored it (git's credential
 /// helpers, libsecret's network passwords, `secret-tool`), without its
 /// secret. ``AttributeItemStore/items(matching:)`` finds them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// A kind of item addressed by attributes, as libsecret's `SecretSchema`:
 /// the name its items carry in `xdg:schema`, and the attribute names that
 /// say which item it is. The schemas KeychainKit reads and writes are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 extension AttributeItemStore {
 
     /// The copies of one item: the items that hold exactly `attributes`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import CKeychainKitKernel
 
 /// The description of the "user" key holding a ``KeychainAttributes``'

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import CKeychainKitKernel
 
 /// The kernel keyring a ``KernelKeyringInterface`` keeps its keys in.

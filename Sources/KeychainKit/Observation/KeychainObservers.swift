@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// A per-key registry of change handlers.
 ///
 /// Registering, cancelling and notifying are O(handlers of that key),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// The changes an ``OutsideChangeSource`` heard and has not handed out yet,
 /// in order: posted by whoever notices them (another interface's write,
 /// a reread file), taken by the delivery thread. Thread-safe.

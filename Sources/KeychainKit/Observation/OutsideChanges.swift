@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// A change made elsewhere — by another process, or through another
 /// interface — that a backend reports to a watching keychain.
 public enum OutsideChange: Sendable, Equatable {

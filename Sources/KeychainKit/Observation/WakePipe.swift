@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import KeychainKitSystem
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// Passwords for server logins (``ServerLogin``) on an ``AttributeItemStore``:
 /// the Secret Service, or the in-memory keychain for tests.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import CKeychainKitCrypto
 
 /// A 16-byte AES-128 key in memory of its own, erased when released: the

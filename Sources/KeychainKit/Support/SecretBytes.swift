@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import CKeychainKitCrypto
 
 /// Helpers for byte arrays that hold secrets.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import Observation
 
 /// One key's value, kept current: an `Observable` for SwiftUI views and

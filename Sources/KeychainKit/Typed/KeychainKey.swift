@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// A key whose values are of type `Value`, and how they are stored.
 ///
 /// Strings are stored as their UTF-8 bytes and `[UInt8]` as is, so other

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// Reading and writing typed values through ``KeychainKey``; every keychain
 /// (every backend) has them.
 extension KeychainProtocol {

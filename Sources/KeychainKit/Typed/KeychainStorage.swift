@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// A property backed by a keychain item, like SwiftUI's `@AppStorage`:
 ///
 ///     struct Settings {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import KeychainKit
 
 /// The storage primitives, by name, as the wrappers below record them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import Foundation
 
 /// A value guarded by an NSLock (a pthread mutex), for test bookkeeping

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """KeychainKit for Python: small secrets in the Linux system keychain.
 
 A pure-Python (ctypes) binding of libkeychainkit, the KeychainKit C library::

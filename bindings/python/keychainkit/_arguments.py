@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Turning Python arguments into the bytes the C library takes.
 
 Everything the C library would reject for its type or encoding is rejected

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The service a :class:`Keychain` opened without one stores under.
 
 The C library's default is the program's name, which for every Python

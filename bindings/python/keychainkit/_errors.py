@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The exceptions of keychainkit, and the one place mapping statuses to them."""
 
 from __future__ import annotations

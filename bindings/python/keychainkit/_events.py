@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What an observer callback receives."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """ctypes declarations of every function in keychainkit.h, on the loaded library.
 
 Handles are :class:`KeychainPointer` (``kk_keychain *``), an opaque pointer

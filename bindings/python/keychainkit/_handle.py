@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The lifetime of one ``kk_keychain *``: no call after ``kk_close``, and no
 ``kk_close`` while a call through the handle is running.
 

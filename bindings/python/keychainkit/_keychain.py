@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Keychain: the Pythonic face of a ``kk_keychain *``."""
 
 from __future__ import annotations

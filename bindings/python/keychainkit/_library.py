@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Finding and loading libkeychainkit, and checking that its version fits.
 
 Candidates, in order (the first that loads, exports every function this

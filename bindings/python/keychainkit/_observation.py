@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The handle :meth:`Keychain.observe` returns.
 
 An :class:`Observation` knows nothing of the keychain: it is handed the two

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The route from the C library's observer callbacks to Python callables.
 
 Two C function pointers serve every observer: :data:`on_change` and

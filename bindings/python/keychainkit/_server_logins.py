@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Server logins: passwords for an account on a host, stored as libsecret's
 ``org.gnome.keyring.NetworkPassword`` items (``kk_server_login_*``)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The C library's status codes, mirrored from ``kk_status`` in keychainkit.h."""
 
 from __future__ import annotations

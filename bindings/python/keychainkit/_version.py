@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The package's version. Its one source is ``KK_VERSION_*`` in
 ``include/keychainkit.h``, as for the C library: ``setup.py`` reads it from
 there into the built package's metadata, which an installed copy reads

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A backend for Python ``keyring`` on KeychainKit (the Secret Service).
 
 Installing the ``keychainkit`` package registers :class:`Keyring` through

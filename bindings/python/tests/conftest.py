@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Fixtures: every behavioural test runs on each backend.
 
 ``memory`` always runs. ``secret_service`` needs the private, throw-away

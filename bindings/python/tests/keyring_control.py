@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Locking and unlocking the private test keyring over D-Bus (with jeepney),
 on each server the harnesses start (KEYCHAINKIT_TEST_SERVER).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Helpers shared by the tests: opening keychains on each backend."""
 
 from __future__ import annotations

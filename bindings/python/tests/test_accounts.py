@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """accounts() and iteration: what kk_list returns, read once and always freed.
 What a listing holds is asserted by IntegrationTests/c/test_list.c."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """An exception raised by a callback reaches sys.unraisablehook, not the writer."""
 
 from __future__ import annotations

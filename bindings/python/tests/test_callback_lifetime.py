@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Who keeps a callback alive: the registration does, until cancel or close.
 
 Dropping the Observation handle and the callback's owner does not

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Keychain.file: a keychain in an encrypted keyring file (kk_open_file),
 its master secret from bytes, a descriptor or the systemd credential; and
 Keychain.persistence (kk_persistence_of). Here, the binding's part: master

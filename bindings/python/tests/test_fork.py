@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """fork(): a Keychain opened, used and observed before os.fork() works in
 the child, and the parent's keeps working.
 

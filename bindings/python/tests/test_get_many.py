@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Batched reads (issue 26): get_many(), get_many_bytes(), and items() and
 values() reading every value in one kk_get_many.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Every constant the binding mirrors from keychainkit.h, checked against the
 header itself (the one source): statuses, policies, keyrings, events, master
 sources, persistences, struct versions and limits. A constant added to the

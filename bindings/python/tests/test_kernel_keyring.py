@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The kernel keyring through the binding: choosing a keyring by name (the
 default, the persistent keyring) and rejecting others.
 

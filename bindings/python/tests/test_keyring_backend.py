@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """keychainkit.keyring_backend.Keyring passes keyring's own backend tests,
 and maps the library's failures to keyring's exceptions.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """keyring finds the backend by itself once the package is installed, puts
 it first when a Secret Service answers, deems it not viable when none does,
 and selects it explicitly from PYTHON_KEYRING_BACKEND or keyringrc.cfg.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The package's inner structure: no import cycles between its modules, and
 handles typed so that ctypes refuses any other pointer in their place."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """close(), context managers, and use after close: an error, never a crash."""
 
 from __future__ import annotations

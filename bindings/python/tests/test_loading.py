@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Finding libkeychainkit: the order of candidates, failures, versions."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A locked keyring is InteractionNotAllowed, never absent, through every
 call of the binding that reads, writes or removes an item.
 

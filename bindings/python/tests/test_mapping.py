@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Keychain as a MutableMapping of account -> str within its default service.
 What the library stores and lists: IntegrationTests/c/test_items.c, test_list.c."""
 

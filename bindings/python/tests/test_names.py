@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Accounts and services: validation, per-call services, the default service.
 Keys as the library keeps them: IntegrationTests/c/test_items.c."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A secret never appears in a repr, a str, an exception's text or a log."""
 
 from __future__ import annotations

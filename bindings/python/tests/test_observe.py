@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """observe() through the binding: events as ChangeEvent, the service
 argument, the Observation handle (cancel, with), callbacks that use the
 keychain, and the binding's own argument checks.

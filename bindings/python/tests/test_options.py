@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Options at open: collection, timeout, prompts, prompt_timeout and
 require_encryption, checked by the binding; transfer_encrypted read back.
 

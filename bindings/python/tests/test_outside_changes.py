@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Changes made elsewhere reach Python callbacks: the binding's side.
 
 The library's semantics of changes made elsewhere (which writes are heard

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Every value kk_get returns is released with kk_secret_free, exactly once."""
 
 from __future__ import annotations

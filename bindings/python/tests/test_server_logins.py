@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Server logins (``Keychain.server_logins``) on every backend: exact
 lookups, bad input, no secret in repr (locked: test_locked.py).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """One exception class per status (the values are checked against the header
 in test_header_constants; the library's status strings in
 IntegrationTests/c/test_constants.c)."""

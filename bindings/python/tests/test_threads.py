@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Callbacks fire on the writing thread; one handle serves many threads.
 Threads reading, writing and listing one handle: IntegrationTests/c/test_threads.c."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """No Secret Service reachable: ServiceUnavailable, at once, from every call."""
 
 from __future__ import annotations

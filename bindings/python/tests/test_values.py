@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """str and bytes values: encodings, NUL bytes, the empty value, and the str view.
 Sizes and their limit: IntegrationTests/c/test_items.c and test_arguments.c."""
 

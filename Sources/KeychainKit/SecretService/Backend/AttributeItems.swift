@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// Items addressed by arbitrary attributes rather than by a service and an
 /// account: what clients that share items with other tools need (git's
 /// `org.git.Password` items, libsecret's network passwords). The same

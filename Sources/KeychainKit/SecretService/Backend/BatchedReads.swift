@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 extension SecretServiceKeychainInterface {
 
     /// Reads many keys of one service in a few exchanges, not a search and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// Unlocking and locking a collection on request: what a terminal user over
 /// SSH needs (the login did not unlock the keyring and no dialog can
 /// appear), and a headless service given the password by systemd.

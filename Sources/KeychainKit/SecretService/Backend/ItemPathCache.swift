@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// What searches found for keys — each key's item path, or that it has
 /// none — kept current by the service's change signals.
 ///

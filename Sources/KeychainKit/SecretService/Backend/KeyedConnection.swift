@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import KeychainKitBus
 
 /// A Secret Service backend's connection: the protocol client, and what

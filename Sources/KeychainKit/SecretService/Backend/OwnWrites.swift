@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import KeychainKitSystem
 
 /// The writes a Secret Service interface is making or has just made, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import KeychainKitBus
 
 /// Collections locked and unlocked on request: by name, with a password

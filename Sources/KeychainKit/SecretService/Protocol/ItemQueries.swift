@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import KeychainKitBus
 
 /// The Secret Service calls that need no transfer session: searches and

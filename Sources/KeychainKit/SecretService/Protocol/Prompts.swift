@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// The service's prompts: confirmations completed, unlocks asked for when
 /// the policy allows, and no wait without a bound.
 extension SecretServiceClient {

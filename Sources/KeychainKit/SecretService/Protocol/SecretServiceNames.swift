@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import KeychainKitBus
 
 /// The names of the Secret Service protocol and of the bus that carries it,

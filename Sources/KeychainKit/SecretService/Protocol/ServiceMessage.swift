@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import KeychainKitBus
 
 /// A message of the Secret Service protocol: a ``BusMessage`` whose every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 import KeychainKitBus
 
 /// What a signal about the Secret Service says, read from the message only

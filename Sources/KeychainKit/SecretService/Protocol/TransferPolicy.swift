@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// Whether a Secret Service backend may let secrets cross the bus
 /// unencrypted.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /// What a search found, checked item by item against what was asked.
 ///
 /// A Secret Service's `SearchItems` is a promise the client cannot take on
