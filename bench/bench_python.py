@@ -3,7 +3,8 @@
 `keyring.get_password` through our keyring backend (selected explicitly,
 and as keyring picks it once installed: its chainer, ours first) against
 keyring's SecretService backend; and whole processes: `keychainkit get`
-against `secret-tool lookup` and `python -m keyring get`. "keyring" alone is
+against `secret-tool lookup`, `python -m keyring get` and the floor
+(bench/floor.c, $KEYCHAINKIT_BENCH_FLOOR). "keyring" alone is
 keyring's SecretService backend, selected explicitly. Runs inside the
 private keyring; interleaves the compared operations round by round. Prints
 one JSON line per measurement.
@@ -25,6 +26,8 @@ import keychainkit
 from keychainkit.keyring_backend import Keyring as KeychainKitKeyring
 
 SECRET_SERVICE = "keyring.backends.SecretService.Keyring"
+# bench/floor.c: the least a correct client does to read one secret in a process.
+FLOOR = "the floor (floor.c: sd-bus, DH session, search, GetSecret)"
 
 
 def report(group, name, samples):
@@ -97,6 +100,7 @@ def main():
         ("keychainkit get", process([binary, "get", "--service", service, "present"])),
         ("secret-tool lookup", process(["secret-tool", "lookup", "service", service, "username", "present"])),
         ("python -m keyring get", process([sys.executable, "-m", "keyring", "get", service, "present"])),
+        (FLOOR, process([os.environ["KEYCHAINKIT_BENCH_FLOOR"], service, "present"])),
     ])
     # What a process costs before any work: the Swift runtime and the
     # libraries keychainkit loads, against a program that does nothing.

@@ -12,6 +12,8 @@ import sys
 # better, target is the highest acceptable ratio); "rate" compares ops/s
 # with an absolute floor; "speedup" divides our ops/s by the peer's (higher
 # is better, target is the lowest acceptable quotient); no target: shown only.
+FLOOR = "the floor (floor.c: sd-bus, DH session, search, GetSecret)"
+
 COMPARISONS = [
     ("kk_get present vs libsecret lookup", "kk_get present", "libsecret lookup present", "ratio", 0.35),
     # The key KeychainKit has already seen absent: its cached absence,
@@ -36,6 +38,10 @@ COMPARISONS = [
     ("keyring get: installed (keyring's choice) vs SecretService",
      "keyring get, keychainkit installed (keyring's choice)", "keyring get, SecretService backend", "ratio", 0.05),
     ("keychainkit get vs secret-tool lookup (process)", "keychainkit get", "secret-tool lookup", "ratio", 0.4),
+    # bench/floor.c: sd-bus, the DH session, one search, one GetSecret.
+    ("keychainkit get vs the floor (process)", "keychainkit get", FLOOR, "ratio", 1.3),
+    ("git helper get vs the floor (process)", "git-credential-keychainkit get", FLOOR, "ratio", 1.3),
+    ("docker helper get vs the floor (process)", "docker-credential-keychainkit get", FLOOR, "ratio", None),
     # A whole get's parts: starting the process, and the service's side
     # of the encrypted transfer session (secret-tool pays it too).
     ("process start: keychainkit --version vs /bin/true", "keychainkit --version", "/bin/true", "ratio", None),

@@ -29,6 +29,11 @@ gcc $cflags "$root/bench/bench_outside_changes.c" -o "$out/bench_outside_changes
 gcc $cflags "$root/bench/bench_memory.c" -o "$out/bench_memory" $linked
 gcc $cflags "$root/bench/bench_loading.c" -o "$out/bench_loading" -ldl
 gcc $cflags "$root/bench/bench_file.c" -o "$out/bench_file" $(pkg-config --cflags --libs libsecret-1) $linked
+# The floor of a whole-process read (bench/floor.c): sd-bus and the
+# library's own DH and AES code, nothing else.
+gcc $cflags -I"$root/Sources/CKeychainKitCrypto/include" "$root/bench/floor.c" \
+    "$root/Sources/CKeychainKitCrypto/transfer_crypto.c" -o "$out/kk_floor" $(pkg-config --cflags --libs libsystemd libgcrypt)
+export KEYCHAINKIT_BENCH_FLOOR="$out/kk_floor"
 
 export KEYCHAINKIT_BENCH_GIT_LIBSECRET
 KEYCHAINKIT_BENCH_GIT_LIBSECRET=$("$root/scripts/build-git-credential-libsecret.sh")
