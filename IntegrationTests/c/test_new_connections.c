@@ -9,12 +9,12 @@
  * #199) aborts when a connection's OpenSession is the connection's first
  * message or follows it at once ("gkd_secret_service_get_pkcs11_session:
  * assertion 'client' failed", then a g_variant_new error). The library
- * awaits the reply to its first call (Introspect) before the key exchange
- * (SecretServiceClient.introspect). Measured under scripts/with-secret-
- * service.sh: six `keychainkit get` loops crashed gnome-keyring within 60 s
- * in 3 of 3 runs before that change and in 0 of 3 after; this test with
- * 1,500 programs a process failed in 1 of 2 runs before it (a race: at the
- * size below it is a weaker check) and passed after.
+ * awaits the reply to a first call (Peer.Ping) before the key exchange
+ * (SecretServiceClient.awaitFirstReply). Measured with gnome-keyring in
+ * the foreground: six `keychainkit get` loops crashed it within 60 s in 4
+ * of 4 runs before that change and in 0 of 5 after; this test with 1,500
+ * programs a process failed in 1 of 2 runs before it (a race: at the size
+ * below it is a weaker check) and passed after.
  */
 #define _POSIX_C_SOURCE 200809L
 

@@ -52,6 +52,11 @@ package enum BusNames {
         package static let introspect = "Introspect"
     }
 
+    package enum Peer {
+        package static let interface = "org.freedesktop.DBus.Peer"
+        package static let ping = "Ping"
+    }
+
     package enum Properties {
         package static let interface = "org.freedesktop.DBus.Properties"
         package static let get = "Get"

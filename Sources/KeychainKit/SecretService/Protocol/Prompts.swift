@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+import KeychainKitBus
+
 /// The service's prompts: confirmations completed, unlocks asked for when
 /// the policy allows, and no wait without a bound.
 extension SecretServiceClient {
@@ -207,10 +209,11 @@ extension SecretServiceClient {
 
     /// Learns whether the service is gnome-keyring from the reply to an
     /// `Introspect` sent before the service's process was known: believed
-    /// only when that process answered it. Otherwise (another process) it
-    /// is asked again when needed.
-    func learnServer(from reply: ServiceMessage) {
-        guard reply.sender == destination, let description = try? reply.readString() else { return }
+    /// only when that process answered it. Otherwise (no answer, or another
+    /// process) it is asked again when needed.
+    func learnServer(from introspection: PendingCall) {
+        guard case let .success(reply)? = try? bus.reply(to: introspection), reply.sender == destination,
+              let description = try? reply.readString() else { return }
         serverIsGnomeKeyring = Self.describesGnomeKeyring(description)
     }
 

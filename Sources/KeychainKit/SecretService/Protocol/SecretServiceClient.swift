@@ -113,7 +113,12 @@ final class SecretServiceClient {
                 detail: "\(failure.detail ?? which), so no Secret Service; \(Self.withoutService)")
         }
         do throws(SecretServiceFailure) {
-            let introspection = try introspect(on: bus)
+            try awaitFirstReply(on: bus)
+            // Which server it is, asked along with the key exchange rather
+            // than after it (the answer waits behind the session's).
+            let introspection = try? bus.send(call: try bus.methodCall(
+                SecretServiceNames.busName, SecretServiceNames.servicePath, SecretServiceNames.Introspectable.interface,
+                SecretServiceNames.Introspectable.introspect))
             let (session, owner) = try TransferSession.open(on: bus, destination: SecretServiceNames.busName, policy: transfer)
             // Signals are believed from the process that answered, from now
             // on (none before matters: nothing is known yet).
@@ -134,24 +139,24 @@ final class SecretServiceClient {
         }
     }
 
-    /// The service's description (which server it is), asked first and
-    /// answered before the key exchange begins: gnome-keyring (42.1 here;
-    /// 50.0 in the field) aborts when a connection's `OpenSession` follows
-    /// its first message too closely ("gkd_secret_service_get_pkcs11_session:
-    /// assertion 'client' failed", then a `g_variant_new` error). Six
-    /// processes opening connections in a loop, each sending `Introspect`
-    /// and `OpenSession` together, crashed it within a minute; with the
-    /// reply awaited, 66,000 connections did not. A service that cannot be
-    /// reached fails the open here; any other failure (a server without
-    /// introspection) only leaves the server unknown.
-    private static func introspect(on bus: BusConnection) throws(SecretServiceFailure) -> ServiceMessage? {
+    /// Pings the service and awaits the answer before anything else:
+    /// gnome-keyring (42.1 here; 50.0 in the field) aborts when a
+    /// connection's `OpenSession` is its first message or follows it at
+    /// once ("gkd_secret_service_get_pkcs11_session: assertion 'client'
+    /// failed", then a `g_variant_new` error). Six processes opening
+    /// connections in a loop, each sending `Introspect` and `OpenSession`
+    /// together, crashed it within a minute; with a first reply awaited
+    /// (`Ping`, `Introspect` or `Properties.Get`), 66,000 to 84,000
+    /// connections did not. `Ping` costs least (GDBus and Qt answer it
+    /// themselves). A service that cannot be reached fails the open here;
+    /// any other answer, an error too, is the reply awaited.
+    private static func awaitFirstReply(on bus: BusConnection) throws(SecretServiceFailure) {
         do throws(SecretServiceFailure) {
-            return try bus.call(try bus.methodCall(
-                to: SecretServiceNames.busName, SecretServiceNames.servicePath, SecretServiceNames.Introspectable.interface,
-                SecretServiceNames.Introspectable.introspect, activating: true))
+            _ = try bus.call(try bus.methodCall(
+                to: SecretServiceNames.busName, SecretServiceNames.servicePath, SecretServiceNames.Peer.interface,
+                SecretServiceNames.Peer.ping, activating: true))
         } catch let failure {
             if case .serviceUnavailable = failure.error { throw failure }
-            return nil
         }
     }
 

@@ -123,6 +123,7 @@ enum SecretServiceNames {
     typealias BusError = BusNames.BusError
     typealias Bus = BusNames.Bus
     typealias Introspectable = BusNames.Introspectable
+    typealias Peer = BusNames.Peer
     typealias Properties = BusNames.Properties
 
     /// The rules of ``changeMatchRules`` and KeychainKit's own
