@@ -24,6 +24,8 @@ let package = Package(
         // libkeychainkit.so: the C ABI of include/keychainkit.h.
         .library(name: "keychainkit", type: .dynamic, targets: ["KeychainKitC"]),
         .executable(name: "keychainkit-cli", targets: ["KeychainKitCLI"]),
+        // keychainkitd: a Secret Service of our own, on the file store.
+        .executable(name: "keychainkitd", targets: ["KeychainKitDaemon"]),
         // Codable values stored as JSON: the one product that uses Foundation.
         .library(name: "KeychainKitCodable", targets: ["KeychainKitCodable"]),
     ],
@@ -95,6 +97,12 @@ let package = Package(
         .executableTarget(
             name: "KeychainKitCLI",
             dependencies: ["KeychainKit", "KeychainKitSystem", "KeychainKitStatus", "CKeychainKitSupport"]
+        ),
+        // keychainkitd: the Secret Service's server side on the bus layer,
+        // its collections kept by the file store.
+        .executableTarget(
+            name: "KeychainKitDaemon",
+            dependencies: ["KeychainKit", "KeychainKitBus", "KeychainKitSystem", "KeychainKitStatus", "CKeychainKitCrypto", "CKeychainKitSupport"]
         ),
         // GIO, for the tests' own administration of the private keyring
         // (the library does not use it).

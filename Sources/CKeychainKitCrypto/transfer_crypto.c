@@ -154,8 +154,10 @@ static int hkdf_sha256(const uint8_t *secret, size_t length, uint8_t *key_out) {
     return ok ? 0 : -1;
 }
 
-int keychainkit_dh_derive_key(const keychainkit_dh_keypair *pair, const uint8_t *peer, size_t peer_length,
-                              uint8_t *key_out) {
+/* The derivation of both sides: `pad` a short shared secret with zeros
+ * to the group's size (the server's choice), or call it ambiguous. */
+static int derive_key(const keychainkit_dh_keypair *pair, const uint8_t *peer, size_t peer_length, uint8_t *key_out,
+                      int pad) {
     if (pair == NULL || peer == NULL || peer_length == 0 || key_out == NULL)
         return -1;
     uint8_t shared_bytes[KEYCHAINKIT_DH_BYTES];
@@ -174,6 +176,11 @@ int keychainkit_dh_derive_key(const keychainkit_dh_keypair *pair, const uint8_t 
         ok = gcry_mpi_print(GCRYMPI_FMT_USG, shared_bytes, sizeof shared_bytes, &written, shared) == 0 &&
              written > 0 && written <= sizeof shared_bytes;
     }
+    if (ok && pad && written < sizeof shared_bytes) {
+        memmove(shared_bytes + (sizeof shared_bytes - written), shared_bytes, written);
+        memset(shared_bytes, 0, sizeof shared_bytes - written);
+        written = sizeof shared_bytes;
+    }
     int ambiguous = ok && written < sizeof shared_bytes;
     if (ok && !ambiguous)
         ok = hkdf_sha256(shared_bytes, sizeof shared_bytes, key_out) == 0;
@@ -184,6 +191,16 @@ int keychainkit_dh_derive_key(const keychainkit_dh_keypair *pair, const uint8_t 
     if (!ok || ambiguous)
         keychainkit_wipe(key_out, KEYCHAINKIT_AES_KEY_BYTES);
     return !ok ? -1 : ambiguous ? KEYCHAINKIT_DH_AMBIGUOUS : 0;
+}
+
+int keychainkit_dh_derive_key(const keychainkit_dh_keypair *pair, const uint8_t *peer, size_t peer_length,
+                              uint8_t *key_out) {
+    return derive_key(pair, peer, peer_length, key_out, 0);
+}
+
+int keychainkit_dh_derive_server_key(const keychainkit_dh_keypair *pair, const uint8_t *peer, size_t peer_length,
+                                     uint8_t *key_out) {
+    return derive_key(pair, peer, peer_length, key_out, 1);
 }
 
 size_t keychainkit_aes_encrypted_length(size_t length) {

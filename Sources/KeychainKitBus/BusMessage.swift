@@ -187,6 +187,17 @@ package final class BusMessage {
         try check(sd_bus_message_exit_container(raw))
     }
 
+    /// The type of the next value and, for a container, its contents'
+    /// signature; `nil` at the end of the message or of a container.
+    package func peekType() throws(BusFailure) -> (type: Character, contents: String)? {
+        var type: CChar = 0
+        var contents: UnsafePointer<CChar>?
+        let result = sd_bus_message_peek_type(raw, &type, &contents)
+        try check(result)
+        guard result > 0 else { return nil }
+        return (Character(Unicode.Scalar(UInt8(bitPattern: type))), contents.map { String(cString: $0) } ?? "")
+    }
+
     /// Skips values of the given signature (e.g. `"o"`).
     package func skip(_ types: String) throws(BusFailure) {
         try check(types.withCString { sd_bus_message_skip(raw, $0) })
@@ -201,8 +212,22 @@ package final class BusMessage {
     /// bus daemon stamped it.
     package var sender: String? { sd_bus_message_get_sender(raw).map { String(cString: $0) } }
 
+    /// The object path the message is sent to (a call) or from (a signal).
+    package var path: String? { sd_bus_message_get_path(raw).map { String(cString: $0) } }
+
+    /// The interface of its member, if the message names one.
+    package var interface: String? { sd_bus_message_get_interface(raw).map { String(cString: $0) } }
+
+    /// The signature of its whole body ("" for none).
+    package var signature: String { sd_bus_message_get_signature(raw, 1).map { String(cString: $0) } ?? "" }
+
     /// The destination the message is addressed to, if any.
     package var destination: String? { sd_bus_message_get_destination(raw).map { String(cString: $0) } }
+
+    /// Addresses the message (a signal) to one connection only.
+    package func setDestination(_ name: String) throws(BusFailure) {
+        try check(name.withCString { sd_bus_message_set_destination(raw, $0) })
+    }
 
     // MARK: Helpers
 

@@ -56,6 +56,11 @@ size_t keychainkit_dh_public_key(const keychainkit_dh_keypair *pair, uint8_t *ou
 int keychainkit_dh_derive_key(const keychainkit_dh_keypair *pair, const uint8_t *peer, size_t peer_length,
                               uint8_t *key_out);
 
+/* keychainkit_dh_derive_key() for a server (keychainkitd): a shared
+ * secret shorter than the group's size is padded with zeros in front, as
+ * gnome-keyring and libsecret encode it, never ambiguous. */
+int keychainkit_dh_derive_server_key(const keychainkit_dh_keypair *pair, const uint8_t *peer, size_t peer_length,
+                                     uint8_t *key_out);
 /* The ciphertext length for `length` bytes of plaintext (PKCS#7 always
  * adds 1 to 16 bytes). */
 size_t keychainkit_aes_encrypted_length(size_t length);

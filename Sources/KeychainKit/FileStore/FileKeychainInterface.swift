@@ -40,6 +40,9 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
         var versions: [KeychainAttributes: ArraySlice<UInt8>] = [:]
         /// The sources that hear other handles' and processes' changes.
         var sources: [ObjectIdentifier: FileChangeSource] = [:]
+        /// Counts the versions held: one more each time `contents` is
+        /// replaced by a read or a write.
+        var generation: UInt64 = 0
     }
 
     /// Opens the keychain in the file at `path` (by default
@@ -249,6 +252,7 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
             state.held = held
             state.versions = contents.versions
             state.contents = contents
+            state.generation &+= 1
             return true
         } catch {
             if error.error == .itemNotFound {
@@ -301,6 +305,7 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
         announce(from: state.versions, to: versions, in: &state)
         state.versions = versions
         state.contents = fresh
+        state.generation &+= 1
         state.stamp = freshStamp
         state.held = freshHeld
     }

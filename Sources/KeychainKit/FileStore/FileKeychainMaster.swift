@@ -60,6 +60,32 @@ public enum FileKeychainMaster: Sendable {
         return (try resolveNamed(for: path), false)
     }
 
+    /// The secret's bytes, read from the source (the kernel's cache is
+    /// not one: `automatic` tries the credential, then the portal), or
+    /// why not (``FileKeychainInterface/openFailureDetail`` says more). For
+    /// a server that keeps the secret to unlock and seal its collections;
+    /// the caller wipes the bytes.
+    package func bytes(for path: String) -> Result<[UInt8], KeychainError> {
+        do throws(FileStoreError) {
+            let secret: MasterSecret
+            if case .automatic = self {
+                if let credential = try Self.credential() {
+                    secret = credential
+                } else if SecretPortal.isSandboxed {
+                    secret = try Self.fromPortal()
+                } else {
+                    throw FileStoreError(.noMasterKey)
+                }
+            } else {
+                secret = try resolveNamed(for: path)
+            }
+            return .success(try secret.withBytes { $0 })
+        } catch {
+            FailureDetail.set(error.detail)
+            return .failure(error.error)
+        }
+    }
+
     /// The secret of a source named explicitly.
     private func resolveNamed(for path: String) throws(FileStoreError) -> MasterSecret {
         switch self {

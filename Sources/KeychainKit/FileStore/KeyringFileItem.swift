@@ -2,12 +2,12 @@
 /// One item of a keyring file, decrypted: the GVariant `(a{ss}sttay)` of
 /// libsecret's `secret_file_item_serialize` — attributes, label, times
 /// of creation and of the last change (seconds since the epoch), secret.
-struct KeyringFileItem: Sendable {
-    var attributes: [String: String]
-    var label: String
-    var created: UInt64
-    var modified: UInt64
-    var secret: [UInt8]
+package struct KeyringFileItem: Sendable {
+    package var attributes: [String: String]
+    package var label: String
+    package var created: UInt64
+    package var modified: UInt64
+    package var secret: [UInt8]
 
     /// Its plaintext; wipe it after use. Attributes are written sorted by
     /// name, so equal items serialize alike.
@@ -42,7 +42,7 @@ struct KeyringFileItem: Sendable {
         }
     }
 
-    init(attributes: [String: String], label: String, created: UInt64, modified: UInt64, secret: [UInt8]) {
+    package init(attributes: [String: String], label: String, created: UInt64, modified: UInt64, secret: [UInt8]) {
         self.attributes = attributes
         self.label = label
         self.created = created

@@ -6,11 +6,11 @@ import Glibc
 /// The XDG base directories the file store uses, read from the
 /// environment as the XDG Base Directory specification says: a value that
 /// is not an absolute path is ignored.
-enum UserDirectories {
+package enum UserDirectories {
 
     /// `$XDG_DATA_HOME`, else `$HOME/.local/share`, else the passwd
     /// entry's home + `/.local/share`.
-    static var dataHome: String {
+    package static var dataHome: String {
         if let data = absolute("XDG_DATA_HOME") { return data }
         return home + "/.local/share"
     }

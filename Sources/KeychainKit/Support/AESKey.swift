@@ -5,13 +5,13 @@ import CKeychainKitCrypto
 /// Secret Service transfer session's, and the keyring file's. Encrypts
 /// with AES-128-CBC and PKCS#7 padding (libgcrypt, through
 /// `keychainkit_crypto.h`).
-final class AESKey: @unchecked Sendable {
+package final class AESKey: @unchecked Sendable {
 
     /// The key's bytes (`KEYCHAINKIT_AES_KEY_BYTES`); written once, by
     /// whoever made the key, before it is shared.
-    let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: Int(KEYCHAINKIT_AES_KEY_BYTES))
+    package let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: Int(KEYCHAINKIT_AES_KEY_BYTES))
 
-    init() {
+    package init() {
         bytes.initialize(repeating: 0, count: Int(KEYCHAINKIT_AES_KEY_BYTES))
     }
 
@@ -22,7 +22,7 @@ final class AESKey: @unchecked Sendable {
 
     /// `plaintext` encrypted under a fresh random IV; `nil` when the
     /// cryptography library fails.
-    func encrypt(_ plaintext: [UInt8]) -> (iv: [UInt8], ciphertext: [UInt8])? {
+    package func encrypt(_ plaintext: [UInt8]) -> (iv: [UInt8], ciphertext: [UInt8])? {
         var iv = [UInt8](repeating: 0, count: Int(KEYCHAINKIT_AES_BLOCK_BYTES))
         var ciphertext = [UInt8](repeating: 0, count: keychainkit_aes_encrypted_length(plaintext.count))
         let written = plaintext.withUnsafeBufferPointer { plain in
@@ -33,7 +33,7 @@ final class AESKey: @unchecked Sendable {
 
     /// The plaintext of `ciphertext` under `iv`; `nil` when the lengths or
     /// the padding are wrong.
-    func decrypt(_ ciphertext: UnsafeRawBufferPointer, iv: UnsafeRawBufferPointer) -> [UInt8]? {
+    package func decrypt(_ ciphertext: UnsafeRawBufferPointer, iv: UnsafeRawBufferPointer) -> [UInt8]? {
         guard let cipher = ciphertext.baseAddress, let ivBytes = iv.baseAddress else { return nil }
         var failed = false
         let plaintext = [UInt8](unsafeUninitializedCapacity: ciphertext.count + Int(KEYCHAINKIT_AES_BLOCK_BYTES)) {

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+import CSDBus
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a server needs of the bus beyond a client's: owning a well-known
+/// name, receiving the method calls sent to a tree of objects, answering
+/// them, and hearing chosen signals — each handed to a Swift closure on
+/// the thread that drives the connection (``BusConnection/serve(until:)``).
+/// sd-bus answers `org.freedesktop.DBus.Peer` itself.
+package final class BusRegistration {
+
+    private var slot: OpaquePointer?
+    fileprivate let handler: (BusMessage) -> Void
+
+    fileprivate init(_ handler: @escaping (BusMessage) -> Void) {
+        self.handler = handler
+    }
+
+    deinit {
+        sd_bus_slot_unref(slot)
+    }
+
+    /// Runs the handler on a message sd-bus lends for the call.
+    fileprivate func deliver(_ message: OpaquePointer) {
+        handler(BusMessage(owning: sd_bus_message_ref(message)))
+    }
+
+    fileprivate func install(_ body: (UnsafeMutablePointer<OpaquePointer?>, UnsafeMutableRawPointer) -> Int32, _ operation: String) throws(BusFailure) {
+        try BusFailure.check(body(&slot, Unmanaged.passUnretained(self).toOpaque()), operation)
+    }
+}
+
+/// The outcome of asking for a well-known name.
+package enum NameRequest: Equatable {
+    /// We own it now.
+    case owned
+    /// Another connection owns it and keeps it.
+    case taken
+}
+
+extension BusConnection {
+
+    /// Hands every method call to `prefix` or an object below it to
+    /// `handler`, which must answer each one (``reply(to:)``,
+    /// ``replyError(to:name:message:)``). Kept while the registration is.
+    package func serveObjects(under prefix: String, _ handler: @escaping (BusMessage) -> Void) throws(BusFailure) -> BusRegistration {
+        let registration = BusRegistration(handler)
+        try registration.install({ slot, userdata in
+            prefix.withCString { sd_bus_add_fallback(raw, slot, $0, deliverCall, userdata) }
+        }, "serving objects under \(prefix)")
+        return registration
+    }
+
+    /// Hands every message that matches `rule` (a D-Bus match rule) to
+    /// `handler`. Kept while the registration is.
+    package func watch(_ rule: String, _ handler: @escaping (BusMessage) -> Void) throws(BusFailure) -> BusRegistration {
+        let registration = BusRegistration(handler)
+        try registration.install({ slot, userdata in
+            rule.withCString { sd_bus_add_match(raw, slot, $0, deliverMatch, userdata) }
+        }, "subscribing to \(rule)")
+        return registration
+    }
+
+    /// Asks the bus for `name`, letting a later `replacing` request take
+    /// it from us; `replacing`: take it from an owner that allows that.
+    /// Never queues: ``NameRequest/taken`` when another owner keeps it.
+    package func requestName(_ name: String, replacing: Bool) throws(BusFailure) -> NameRequest {
+        var flags = UInt64(SD_BUS_NAME_ALLOW_REPLACEMENT)
+        if replacing { flags |= UInt64(SD_BUS_NAME_REPLACE_EXISTING) }
+        let result = name.withCString { sd_bus_request_name(raw, $0, flags) }
+        if result == -EEXIST || result == -EALREADY { return .taken }
+        try BusFailure.check(result, "asking for the name \(name)")
+        return .owned
+    }
+
+    /// A method return to `call`, for the caller to fill and ``send(_:)``.
+    package func reply(to call: BusMessage) throws(BusFailure) -> BusMessage {
+        var message: OpaquePointer?
+        let result = sd_bus_message_new_method_return(call.raw, &message)
+        guard result >= 0, let message else { throw BusFailure.system(-result, "creating a method return") }
+        return BusMessage(owning: message)
+    }
+
+    /// Answers `call` with the D-Bus error `name` and `message`.
+    package func replyError(to call: BusMessage, name: String, message text: String) throws(BusFailure) {
+        var message: OpaquePointer?
+        let result = name.withCString { name in
+            text.withCString { text in
+                var error = sd_bus_error(name: name, message: text, _need_free: 0)
+                return sd_bus_message_new_method_error(call.raw, &message, &error)
+            }
+        }
+        guard result >= 0, let message else { throw BusFailure.system(-result, "creating an error reply") }
+        try send(BusMessage(owning: message))
+    }
+
+    /// Handles messages as they come until `stop` (a descriptor) is
+    /// readable; returns then, having answered everything received before.
+    /// A connection the bus closed ends it with a failure.
+    package func serve(until stop: Int32) throws(BusFailure) {
+        while true {
+            let processed = sd_bus_process(raw, nil)
+            try BusFailure.check(processed, "reading from the bus")
+            if processed > 0 { continue }
+            var ready = pollfd(fd: stop, events: Int16(POLLIN), revents: 0)
+            if poll(&ready, 1, 0) > 0 { return }
+            wait(orReadable: stop, atMost: 60_000_000)
+        }
+    }
+}
+
+/// Passes a method call to its registration (an sd-bus object callback):
+/// claimed, answered by the handler.
+private func deliverCall(
+    _ message: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ error: UnsafeMutablePointer<sd_bus_error>?
+) -> Int32 {
+    guard let message, let userdata else { return 0 }
+    Unmanaged<BusRegistration>.fromOpaque(userdata).takeUnretainedValue().deliver(message)
+    return 1
+}
+
+/// Passes a matched message to its registration (an sd-bus match callback).
+private func deliverMatch(
+    _ message: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?, _ error: UnsafeMutablePointer<sd_bus_error>?
+) -> Int32 {
+    guard let message, let userdata else { return 0 }
+    Unmanaged<BusRegistration>.fromOpaque(userdata).takeUnretainedValue().deliver(message)
+    return 0
+}

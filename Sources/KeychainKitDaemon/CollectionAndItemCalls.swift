@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+import KeychainKit
+import KeychainKitBus
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The Collection and Item interfaces, and the properties of every object.
+extension SecretServer {
+
+    // MARK: Collection
+
+    func answerCollection(_ call: BusMessage, _ member: String, _ collection: ServedCollection) throws(ServiceError) {
+        switch member {
+        case "SearchItems":
+            try expect(call, "a{ss}")
+            let attributes = try arguments(call) { message throws(BusFailure) in try message.readDictionary() }
+            try announce(collection, try collection.sync())
+            let paths = collection.search(attributes).map(collection.itemPath)
+            try reply(call) { message throws(BusFailure) in try message.append(objectPaths: paths) }
+        case "CreateItem":
+            try expect(call, "a{sv}(oayays)b")
+            var label = ""
+            var attributes: [String: String] = [:]
+            try arguments(call) { message throws(BusFailure) in
+                try message.readProperties { name, type throws(BusFailure) in
+                    switch (name, type) {
+                    case ("org.freedesktop.Secret.Item.Label", "s"): label = try message.readString()
+                    case ("org.freedesktop.Secret.Item.Attributes", "a{ss}"): attributes = try message.readDictionary()
+                    default: return false
+                    }
+                    return true
+                }
+            }
+            var secret = try readSecret(call)
+            defer { secret.value.wipe() }
+            let replace = try arguments(call) { message throws(BusFailure) in try message.readBool() }
+            try checkText(label: label, attributes: attributes)
+            guard !collection.isLocked else { throw ServiceError.isLocked(collection.path) }
+            try announce(collection, try collection.sync())
+            guard collection.numbers().count < ServerLimits.itemsPerCollection else {
+                throw ServiceError.limit("at most \(ServerLimits.itemsPerCollection) items a collection")
+            }
+            let (number, changes) = try collection.createItem(
+                attributes: attributes, label: label, secret: secret.value, contentType: secret.contentType, replace: replace)
+            try announce(collection, changes)
+            try reply(call) { message throws(BusFailure) in
+                try message.append(collection.itemPath(number), as: "o")
+                try message.append(ObjectPath.none, as: "o")
+            }
+        case "Delete":
+            try expect(call, "")
+            if let store = collection.store as? FileCollectionStore, unlink(store.path) != 0 && errno != ENOENT {
+                throw ServiceError(name: "org.freedesktop.DBus.Error.Failed", message: "\(store.path) could not be removed")
+            }
+            collection.lock()
+            removeCollection(collection.name)
+            emit(ObjectPath.root, "org.freedesktop.Secret.Service", "CollectionDeleted", collection.path)
+            try reply(call) { message throws(BusFailure) in try message.append(ObjectPath.none, as: "o") }
+        default:
+            throw ServiceError.unknownMethod("org.freedesktop.Secret.Collection", member)
+        }
+    }
+
+    // MARK: Item
+
+    func answerItem(_ call: BusMessage, _ member: String, _ collection: ServedCollection, _ number: UInt32) throws(ServiceError) {
+        switch member {
+        case "GetSecret":
+            try expect(call, "o")
+            let sessionPath = try arguments(call) { message throws(BusFailure) in try message.readString(as: "o") }
+            let session = try session(sessionPath, of: call)
+            let found = try unlockedItem(collection, number)
+            var secret = try found.secret(of: number)
+            defer { secret.value.wipe() }
+            try reply(call) { message throws(BusFailure) in try session.append(secret.value, contentType: secret.contentType, to: message) }
+        case "SetSecret":
+            try expect(call, "(oayays)")
+            var secret = try readSecret(call)
+            defer { secret.value.wipe() }
+            let value = secret.value, contentType = secret.contentType
+            try announce(collection, try unlockedItem(collection, number).update(number) { item in
+                item.secret = value
+                if contentType == ServedCollection.defaultContentType {
+                    item.attributes[ServedCollection.contentTypeAttribute] = nil
+                } else {
+                    item.attributes[ServedCollection.contentTypeAttribute] = contentType
+                }
+            })
+            try reply(call) { _ throws(BusFailure) in }
+        case "Delete":
+            try expect(call, "")
+            try announce(collection, try unlockedItem(collection, number).delete(number))
+            try reply(call) { message throws(BusFailure) in try message.append(ObjectPath.none, as: "o") }
+        default:
+            throw ServiceError.unknownMethod("org.freedesktop.Secret.Item", member)
+        }
+    }
+
+    /// The item's collection, unlocked and up to date, holding it still.
+    private func unlockedItem(_ collection: ServedCollection, _ number: UInt32) throws(ServiceError) -> ServedCollection {
+        guard !collection.isLocked else { throw ServiceError.isLocked(collection.itemPath(number)) }
+        try announce(collection, try collection.sync())
+        guard collection.contains(number) else { throw ServiceError.noSuchObject(collection.itemPath(number)) }
+        return collection
+    }
+
+    /// Refuses labels and attributes past the limits.
+    func checkText(label: String, attributes: [String: String]) throws(ServiceError) {
+        guard attributes.count <= ServerLimits.attributesPerItem else {
+            throw ServiceError.limit("at most \(ServerLimits.attributesPerItem) attributes an item")
+        }
+        let largest = ([label] + attributes.keys + attributes.values).map(\.utf8.count).max() ?? 0
+        guard largest <= ServerLimits.largestText else {
+            throw ServiceError.limit("labels, attribute names and values of at most \(ServerLimits.largestText) bytes")
+        }
+        guard attributes[ServedCollection.contentTypeAttribute] == nil else {
+            throw ServiceError.invalidArguments("\(ServedCollection.contentTypeAttribute) is the secret's content type, not an attribute")
+        }
+    }
+
+    // MARK: Properties
+
+    func answerProperties(_ call: BusMessage, _ member: String, of object: ObjectPath) throws(ServiceError) {
+        switch member {
+        case "Get":
+            try expect(call, "ss")
+            let (interface, name) = try arguments(call) { message throws(BusFailure) in (try message.readString(), try message.readString()) }
+            guard let value = try properties(of: object, interface).first(where: { $0.name == name })?.value else {
+                throw ServiceError.invalidArguments("no property \(name) of \(interface) here")
+            }
+            try reply(call) { message throws(BusFailure) in try message.append(variant: value) }
+        case "GetAll":
+            try expect(call, "s")
+            let interface = try arguments(call) { message throws(BusFailure) in try message.readString() }
+            let values = try properties(of: object, interface)
+            try reply(call) { message throws(BusFailure) in try message.append(properties: values) }
+        case "Set":
+            try expect(call, "ssv")
+            try set(call, of: object)
+            try reply(call) { _ throws(BusFailure) in }
+        default:
+            throw ServiceError.unknownMethod("org.freedesktop.DBus.Properties", member)
+        }
+    }
+
+    /// The properties of `object` in `interface` (none for another interface).
+    private func properties(of object: ObjectPath, _ interface: String) throws(ServiceError) -> [(name: String, value: BusValue)] {
+        switch (object, interface) {
+        case (.service, "org.freedesktop.Secret.Service"):
+            return [("Collections", .objectPaths(sortedCollections().map(\.path)))]
+        case (.collection, "org.freedesktop.Secret.Collection"), (.alias, "org.freedesktop.Secret.Collection"):
+            let collection = collection(of: object)!
+            try announce(collection, try collection.sync())
+            return [
+                ("Items", .objectPaths(collection.numbers().map(collection.itemPath))),
+                ("Label", .string(collection.label)),
+                ("Locked", .bool(collection.isLocked)),
+                ("Created", .uint64(collection.created)),
+                ("Modified", .uint64(collection.modified)),
+            ]
+        case let (.item(name, number), "org.freedesktop.Secret.Item"):
+            let collection = collections[name]!
+            try announce(collection, try collection.sync())
+            let entry = collection.entries[number]
+            return [
+                ("Locked", .bool(collection.isLocked)),
+                ("Attributes", .dictionary(entry?.attributes.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } ?? [])),
+                ("Label", .string(entry?.label ?? "")),
+                ("Created", .uint64(entry?.created ?? 0)),
+                ("Modified", .uint64(entry?.modified ?? 0)),
+            ]
+        default:
+            return []
+        }
+    }
+
+    /// `Properties.Set`: a collection's label, an item's label or attributes.
+    private func set(_ call: BusMessage, of object: ObjectPath) throws(ServiceError) {
+        let (interface, name) = try arguments(call) { message throws(BusFailure) in (try message.readString(), try message.readString()) }
+        switch (object, interface, name) {
+        case (.collection, "org.freedesktop.Secret.Collection", "Label"), (.alias, "org.freedesktop.Secret.Collection", "Label"):
+            let label = try arguments(call) { message throws(BusFailure) in
+                try message.enterContainer("v", "s")
+                return try message.readString()
+            }
+            try checkText(label: label, attributes: [:])
+            let collection = collection(of: object)!
+            collection.label = label
+            emitPropertiesChanged(collection.path, "org.freedesktop.Secret.Collection", ["Label": .string(label)])
+            emit(ObjectPath.root, "org.freedesktop.Secret.Service", "CollectionChanged", collection.path)
+        case let (.item(collectionName, number), "org.freedesktop.Secret.Item", "Label"):
+            let label = try arguments(call) { message throws(BusFailure) in
+                try message.enterContainer("v", "s")
+                return try message.readString()
+            }
+            try checkText(label: label, attributes: [:])
+            let collection = try unlockedItem(collections[collectionName]!, number)
+            try announce(collection, try collection.update(number) { $0.label = label })
+        case let (.item(collectionName, number), "org.freedesktop.Secret.Item", "Attributes"):
+            let attributes = try arguments(call) { message throws(BusFailure) in
+                try message.enterContainer("v", "a{ss}")
+                return try message.readDictionary()
+            }
+            try checkText(label: "", attributes: attributes)
+            let collection = try unlockedItem(collections[collectionName]!, number)
+            try announce(collection, try collection.update(number) { item in
+                let contentType = item.attributes[ServedCollection.contentTypeAttribute]
+                item.attributes = attributes
+                item.attributes[ServedCollection.contentTypeAttribute] = contentType
+            })
+        default:
+            throw ServiceError(name: "org.freedesktop.DBus.Error.PropertyReadOnly", message: "\(interface).\(name) cannot be set here")
+        }
+    }
+}

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+
+/// What one client can make the daemon hold or do in one call. Past a
+/// limit the call fails with `org.freedesktop.DBus.Error.LimitsExceeded`
+/// and nothing changes.
+enum ServerLimits {
+    /// Open transfer sessions of one connection (libsecret opens one; a
+    /// client that never closes its sessions stops here).
+    static let sessionsPerClient = 64
+    /// Open transfer sessions in all.
+    static let sessions = 4096
+    /// Prompts waiting for one connection.
+    static let promptsPerClient = 16
+    /// The largest secret: the library's `KK_MAX_VALUE_SIZE`.
+    static let largestSecret = 16 << 20
+    /// Attributes of one item.
+    static let attributesPerItem = 64
+    /// Bytes of one attribute name or value, and of a label.
+    static let largestText = 4096
+    /// Items named in one `GetSecrets`.
+    static let itemsPerCall = 10_000
+    /// Items in one collection.
+    static let itemsPerCollection = 100_000
+}
