@@ -12,7 +12,8 @@
 #                   ksecretd and KeePassXC's idle lock), the kernel keyring,
 #                   a keyring file and memory
 #   make lib        build libkeychainkit.so into build/lib
-#   make cli        build the keychainkit tool into build/bin
+#   make cli        build the keychainkit tool and keychainkitd (the Secret
+#                   Service of our own) into build/bin
 #   make bench      compare against libsecret, secret-tool and Python keyring
 #                   in one run (table and build/bench/results.json)
 #   make check-extended
@@ -59,6 +60,8 @@ GIT_HELPER := $(BUILD)/bin/git-credential-keychainkit
 # Docker's and Podman's credential helper: the same program, likewise.
 DOCKER_HELPER := $(BUILD)/bin/docker-credential-keychainkit
 HELPERS  := $(GIT_HELPER) $(DOCKER_HELPER)
+# The Secret Service of our own.
+DAEMON   := $(BUILD)/bin/keychainkitd
 MAN_STAMP := $(BUILD)/man/.stamp
 PYTHON    = $(shell scripts/python-venv.sh)
 
@@ -78,7 +81,7 @@ lib: $(LIB)
 
 # The manual pages come with the tools, so that `sudo make install` finds
 # them made (as the user) and has nothing to write in build/.
-cli: $(CLI) $(HELPERS) $(MAN_STAMP)
+cli: $(CLI) $(HELPERS) $(DAEMON) $(MAN_STAMP)
 
 release: $(LIB) $(CLI)
 
@@ -108,7 +111,8 @@ INPUTS  := Package.swift include/keychainkit.h $(sort $(shell find Sources -type
 BUILT   := $(shell cat $(STAMP) 2>/dev/null)
 STALE   := $(if $(filter-out $(BUILT),$(INPUTS))$(filter-out $(INPUTS),$(BUILT)),FORCE) \
            $(if $(wildcard $(LIB) $(RELEASE)/libkeychainkit.so),,FORCE) \
-           $(if $(wildcard $(CLI) $(RELEASE)/keychainkit-cli),,FORCE)
+           $(if $(wildcard $(CLI) $(RELEASE)/keychainkit-cli),,FORCE) \
+           $(if $(wildcard $(DAEMON) $(RELEASE)/keychainkitd),,FORCE)
 
 $(STAMP): $(filter-out $(RELEASE_FLAGS),$(INPUTS)) $(STALE)
 	@command -v $(firstword $(SWIFT)) >/dev/null 2>&1 || { \
@@ -128,6 +132,10 @@ $(LIB): $(STAMP)
 $(CLI): $(STAMP)
 	mkdir -p $(BUILD)/bin
 	strip -o $@ $(RELEASE)/keychainkit-cli
+
+$(DAEMON): $(STAMP)
+	mkdir -p $(BUILD)/bin
+	strip -o $@ $(RELEASE)/keychainkitd
 
 $(HELPERS): $(CLI)
 	ln -sf keychainkit $@
@@ -270,7 +278,7 @@ test-swift:
 
 # The C ABI's behaviour suite (IntegrationTests/c) and the C examples
 # (examples/c), on every backend, the examples also under valgrind.
-test-c: $(LIB)
+test-c: $(LIB) $(DAEMON)
 	IntegrationTests/c/run.sh $(CURDIR)/$(BUILD)/lib $(CURDIR)/include $(CURDIR)/$(BUILD)/c
 
 # The Python suite tests the binding's own work, on memory and gnome-keyring

@@ -9,6 +9,7 @@
 # OUTDIR. Runs the test runner on the memory backend, on the kernel
 # keyring, on the file store, then on the Secret
 # Service inside scripts/with-secret-service.sh (a private gnome-keyring),
+# scripts/with-keychainkitd.sh (our own server, build/bin/keychainkitd),
 # scripts/with-kwallet.sh (a private KWallet wallet),
 # scripts/with-keepassxc.sh (a private KeePassXC database, with its
 # default automatic save) and
@@ -88,6 +89,8 @@ if [ -n "$runner" ]; then
     run_tests file "$runner" file
     echo "== tests on secret-service (private keyring)"
     run_tests secret-service "$harness" "$runner" secret-service
+    echo "== tests on secret-service (keychainkitd, our own, on a private data directory)"
+    run_tests keychainkitd "$root/scripts/with-keychainkitd.sh" "$runner" secret-service
     echo "== tests on secret-service (KWallet, private wallet)"
     run_tests kwallet "$root/scripts/with-kwallet.sh" "$runner" secret-service
     echo "== tests on secret-service (KeePassXC with its defaults: automatic save on; private database)"

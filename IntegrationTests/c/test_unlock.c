@@ -38,8 +38,8 @@ static kk_status unlock_with(kk_keychain *kc, const char *collection, const char
 }
 
 /** The servers that take a password over the bus (gnome-keyring's private
- *  interface): gnome-keyring, and the fake as oo7-daemon. */
-#define TAKES_PASSWORDS "gnome-keyring|fake-oo7"
+ *  interface): gnome-keyring, keychainkitd, and the fake as oo7-daemon. */
+#define TAKES_PASSWORDS "gnome-keyring|keychainkitd|fake-oo7"
 
 /** The name of the collection the default alias names there. */
 static const char *login_name(void)

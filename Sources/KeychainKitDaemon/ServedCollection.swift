@@ -196,9 +196,12 @@ final class ServedCollection {
         return (value, entry.contentType)
     }
 
-    /// Creates an item, or with `replace` gives an item of exactly these
-    /// attributes the new label, secret and content type (keeping its
-    /// path and creation time); its number and the changes made.
+    /// Creates an item, or with `replace` gives the first item holding
+    /// every one of these attributes the new attributes, label, secret and
+    /// content type, keeping its path and creation time (gnome-keyring's
+    /// rule, which secret-tool and libsecret's clients were written
+    /// against; oo7-daemon replaces only an item of exactly these
+    /// attributes, at a new path); its number and the changes made.
     func createItem(
         attributes: [String: String], label: String, secret: [UInt8], contentType: String, replace: Bool
     ) throws(ServiceError) -> (number: UInt32, changes: [Change]) {
@@ -209,9 +212,7 @@ final class ServedCollection {
         try store.edit { items in
             let existing = replace ? items.firstIndex { item in
                 guard let item else { return false }
-                var present = item.attributes
-                present[Self.contentTypeAttribute] = nil
-                return present == attributes
+                return attributes.allSatisfy { item.attributes[$0.key] == $0.value }
             } : nil
             if let existing, let old = items[existing] {
                 written = (existing, old.created)

@@ -94,6 +94,8 @@ func run() -> Int32 {
             return 1
         }
         try bus.serve(until: stopPipe[0])
+    } catch where [ECONNRESET, ENOTCONN, EPIPE].contains(error.code) {
+        return 0  // the session bus ended (a logout): so does the service
     } catch {
         complain("the bus failed: \(error.message) (\(error.operation))")
         return 3
