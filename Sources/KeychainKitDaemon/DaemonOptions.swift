@@ -6,9 +6,11 @@ struct DaemonOptions {
     var replace = false
     var masterFD: Int32?
     var dataDirectory = UserDirectories.dataHome + "/keyrings/v1"
+    /// Seconds a shown unlock prompt waits for a terminal's unlock.
+    var promptTimeout = 120
 
     static let usage = """
-        usage: keychainkitd [--replace] [--master-fd N] [--data-dir DIR]
+        usage: keychainkitd [--replace] [--master-fd N] [--data-dir DIR] [--prompt-timeout S]
 
         A Secret Service (org.freedesktop.secrets) on the session bus, its
         collections kept in keyring files (libsecret's and oo7's format),
@@ -22,6 +24,10 @@ struct DaemonOptions {
                            keychainkit.master; else the collections start
                            locked (keychainkit unlock opens them)
           --data-dir DIR   where the keyring files are
+          --prompt-timeout S
+                           how long a client's unlock prompt waits for
+                           keychainkit unlock from a terminal before it is
+                           dismissed (default 120 seconds)
           --version        print the version
           --help           print this help
 
@@ -51,6 +57,11 @@ struct DaemonOptions {
                     throw UsageError("--master-fd takes a file descriptor number")
                 }
                 options.masterFD = fd
+            case "--prompt-timeout":
+                guard let text = rest.popFirst(), let seconds = Int(text), seconds > 0, seconds <= 86_400 else {
+                    throw UsageError("--prompt-timeout takes 1 to 86400 seconds")
+                }
+                options.promptTimeout = seconds
             case "--data-dir":
                 guard let directory = rest.popFirst(), !directory.isEmpty else { throw UsageError("--data-dir takes a directory") }
                 options.dataDirectory = directory

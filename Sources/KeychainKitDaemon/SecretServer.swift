@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import KeychainKit
 import KeychainKitBus
+import KeychainKitSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -32,9 +33,14 @@ final class SecretServer {
     /// The collection kept in memory until the daemon ends.
     static let sessionCollection = "session"
 
-    init(bus: BusConnection, dataDirectory: String, master: [UInt8]?) throws(ServiceError) {
+    /// How long a shown prompt waits for a terminal's unlock before it
+    /// completes dismissed, in microseconds.
+    let promptTimeout: UInt64
+
+    init(bus: BusConnection, dataDirectory: String, master: [UInt8]?, promptTimeout: UInt64) throws(ServiceError) {
         self.bus = bus
         self.dataDirectory = dataDirectory
+        self.promptTimeout = promptTimeout
         let now = ServedCollection.now
         collections[Self.sessionCollection] = ServedCollection(
             name: Self.sessionCollection, label: "Session", store: MemoryCollectionStore(), created: now)
@@ -272,7 +278,10 @@ final class SecretServer {
             let (done, pending) = try member == "Lock" ? lock(paths) : unlock(paths)
             var promptPath = ObjectPath.none
             if !pending.isEmpty {
-                promptPath = try makePrompt(for: call.sender ?? "", unlocking: pending).path
+                let waiting = paths.filter { path in
+                    ObjectPath(path).flatMap(collection(of:)).map { found in pending.contains { $0 === found } } ?? false
+                }
+                promptPath = try makePrompt(for: call.sender ?? "", unlocking: pending, objects: waiting).path
             }
             try reply(call) { message throws(BusFailure) in
                 try message.append(objectPaths: done)
@@ -392,7 +401,7 @@ final class SecretServer {
     func lockChanged(_ collection: ServedCollection) {
         emitPropertiesChanged(collection.path, "org.freedesktop.Secret.Collection", ["Locked": .bool(collection.isLocked)])
         emit(ObjectPath.root, "org.freedesktop.Secret.Service", "CollectionChanged", collection.path)
-        if !collection.isLocked { completePrompts(unlocking: collection) }
+        if !collection.isLocked { completePrompts() }
     }
 
     // MARK: The master password interface
@@ -460,13 +469,15 @@ final class SecretServer {
 
     // MARK: Prompts
 
-    private func makePrompt(for owner: String, unlocking pending: [ServedCollection]) throws(ServiceError) -> ObjectPath {
+    private func makePrompt(
+        for owner: String, unlocking pending: [ServedCollection], objects: [String]
+    ) throws(ServiceError) -> ObjectPath {
         guard prompts.values.filter({ $0.owner == owner }).count < ServerLimits.promptsPerClient else {
             throw ServiceError.limit("too many pending prompts (at most \(ServerLimits.promptsPerClient) a connection)")
         }
         let number = nextPrompt
         nextPrompt &+= 1
-        prompts[number] = ServerPrompt(number: number, owner: owner, collections: pending.map(\.name))
+        prompts[number] = ServerPrompt(number: number, owner: owner, collections: pending.map(\.name), objects: objects)
         return .prompt(number)
     }
 
@@ -479,9 +490,12 @@ final class SecretServer {
             try expect(call, "s")
             try reply(call) { _ throws(BusFailure) in }
             // Nothing to show: the prompt completes when a terminal
-            // unlocks the collections (keychainkit unlock), or is dismissed.
-            prompts[prompt.number]?.shown = true
-            completePrompts(unlocking: nil)
+            // unlocks the collections (keychainkit unlock), or is dismissed
+            // (by the client, or when it has waited promptTimeout).
+            prompts[prompt.number]?.deadline = Deadline(after: promptTimeout)
+            let names = prompt.collections.joined(separator: " ")
+            complain("a client (\(prompt.owner)) waits for \(names) to be unlocked: run 'keychainkit unlock \(names)'")
+            completePrompts()
         case "Dismiss":
             try expect(call, "")
             try reply(call) { _ throws(BusFailure) in }
@@ -492,17 +506,32 @@ final class SecretServer {
     }
 
     /// Completes the shown prompts whose collections are all unlocked now.
-    private func completePrompts(unlocking collection: ServedCollection?) {
-        for prompt in prompts.values.sorted(by: { $0.number < $1.number }) where prompt.shown {
+    private func completePrompts() {
+        for prompt in prompts.values.sorted(by: { $0.number < $1.number }) where prompt.deadline != nil {
             if prompt.collections.allSatisfy({ collections[$0].map { !$0.isLocked } ?? true }) {
                 complete(prompt, dismissed: false)
             }
         }
     }
 
+    /// Dismisses the prompts that waited their time; how long until the
+    /// next one has (`nil`: none is waiting). For ``BusConnection/serve(until:due:)``.
+    func due() -> UInt64? {
+        var next: UInt64?
+        for prompt in prompts.values.sorted(by: { $0.number < $1.number }) {
+            guard let deadline = prompt.deadline else { continue }
+            if let left = deadline.remaining {
+                next = min(next ?? left, left)
+            } else {
+                complete(prompt, dismissed: true)
+            }
+        }
+        return next
+    }
+
     private func complete(_ prompt: ServerPrompt, dismissed: Bool) {
         prompts[prompt.number] = nil
-        let unlocked = dismissed ? [] : prompt.collections.compactMap { collections[$0]?.path }
+        let unlocked = dismissed ? [] : prompt.objects.filter { ObjectPath($0).flatMap(collection(of:)).map { !$0.isLocked } ?? false }
         do throws(BusFailure) {
             let signal = try bus.signal(ObjectPath.prompt(prompt.number).path, "org.freedesktop.Secret.Prompt", "Completed")
             try signal.append(dismissed)
@@ -567,6 +596,10 @@ struct ServerPrompt {
     let number: UInt32
     let owner: String
     let collections: [String]
-    /// Whether `Prompt` was called: only then does it complete.
-    var shown = false
+    /// The objects the client asked to unlock there (collections or
+    /// items): what `Completed` says were unlocked.
+    let objects: [String]
+    /// Set when `Prompt` is called (only then does it complete): when it
+    /// is dismissed if no unlock came.
+    var deadline: Deadline?
 }

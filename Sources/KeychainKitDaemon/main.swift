@@ -73,7 +73,9 @@ func run() -> Int32 {
     }
     let server: SecretServer
     do throws(ServiceError) {
-        server = try SecretServer(bus: bus, dataDirectory: options.dataDirectory, master: master)
+        server = try SecretServer(
+            bus: bus, dataDirectory: options.dataDirectory, master: master,
+            promptTimeout: UInt64(options.promptTimeout) * 1_000_000)
     } catch {
         complain(error.message)
         return 4
@@ -93,7 +95,7 @@ func run() -> Int32 {
             complain("another service owns \(name)\(pid): stop it, or run keychainkitd --replace")
             return 1
         }
-        try bus.serve(until: stopPipe[0])
+        try bus.serve(until: stopPipe[0], due: server.due)
     } catch where [ECONNRESET, ENOTCONN, EPIPE].contains(error.code) {
         return 0  // the session bus ended (a logout): so does the service
     } catch {
