@@ -5,7 +5,7 @@
 #                   C, Python and the command line, narrated
 #   make test       install missing packages (as root), build, and run every
 #                   suite (Swift, C, Python, the tool, git, Docker, portal,
-#                   hostile fake, a Swift package using this one, packaging,
+#                   hostile fake, keychainkitd, a Swift package using this one, packaging,
 #                   ABI, README, hygiene, sanitizers), each on private
 #                   servers it starts itself: gnome-keyring, KWallet,
 #                   KeePassXC, the hostile fake (also as oo7-daemon,
@@ -65,7 +65,7 @@ DAEMON   := $(BUILD)/bin/keychainkitd
 MAN_STAMP := $(BUILD)/man/.stamp
 PYTHON    = $(shell scripts/python-venv.sh)
 
-.PHONY: all demo deps release lib cli man deb wheel sdist install uninstall test test-swift test-c test-python test-cli test-git test-docker test-portal test-hostile test-swift-consumer test-packaging test-deb test-abi test-bench test-readme test-hygiene test-sanitizers check-extended fuzz-campaign bench clean FORCE
+.PHONY: all demo deps release lib cli man deb wheel sdist install uninstall test test-swift test-c test-python test-cli test-git test-docker test-portal test-hostile test-daemon test-swift-consumer test-packaging test-deb test-abi test-bench test-readme test-hygiene test-sanitizers check-extended fuzz-campaign bench clean FORCE
 
 all: lib cli
 
@@ -263,6 +263,7 @@ test: deps
 	$(MAKE) test-docker
 	$(MAKE) test-portal
 	$(MAKE) test-hostile
+	$(MAKE) test-daemon
 	$(MAKE) test-swift-consumer
 	$(MAKE) test-packaging
 	$(MAKE) test-deb
@@ -316,6 +317,14 @@ test-docker: $(DOCKER_HELPER)
 # from xdg-desktop-portal's Secret portal on a private bus of its own.
 test-portal: $(CLI)
 	IntegrationTests/portal/run.sh $(CURDIR)/$(CLI) $(PYTHON)
+
+# keychainkitd (IntegrationTests/daemon): clients nobody here wrote
+# (secret-tool, Python keyring with its own backend tests,
+# git-credential-libsecret, docker-credential-secretservice, libsecret's
+# file backend), and the daemon's own promises over the bus. The C suite
+# also runs on it (test-c).
+test-daemon: $(DAEMON) $(CLI)
+	$(PYTHON) -m pytest -q -p no:cacheprovider IntegrationTests/daemon
 
 # Against the hostile fake Secret Service (IntegrationTests/hostile): the fake itself,
 # checked with libsecret's secret-tool, then every trust-boundary finding

@@ -1,0 +1,236 @@
+# SPDX-License-Identifier: MIT
+"""keychainkitd's own promises, spoken to over the bus (jeepney): who owns
+the name, how it ends, what survives a SIGKILL, what one client may make it
+hold, whose session is whose, the signals of every change, and the
+password."""
+import os
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+from conftest import (KEYCHAINKIT, KEYCHAINKITD, LOGIN, NAME, PASSWORD, SERVICE, Daemon, DBusError, call,
+                      properties, subscribe)
+from jeepney import DBusAddress
+
+COLLECTION = DBusAddress(LOGIN, bus_name=NAME, interface="org.freedesktop.Secret.Collection")
+UNLOCK = "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"
+
+
+def plain_session(connection):
+    return call(connection, SERVICE, "OpenSession", "sv", ("plain", ("s", "")))[1]
+
+
+def create(connection, session, attributes, value, label="item", replace=True, content_type="text/plain"):
+    props = {"org.freedesktop.Secret.Item.Label": ("s", label),
+             "org.freedesktop.Secret.Item.Attributes": ("a{ss}", attributes)}
+    return call(connection, COLLECTION, "CreateItem", "a{sv}(oayays)b",
+                (props, (session, b"", value, content_type), replace))[0]
+
+
+def secret(connection, session, item):
+    return call(connection, DBusAddress(item, bus_name=NAME, interface="org.freedesktop.Secret.Item"),
+                "GetSecret", "o", (session,))[0]
+
+
+def search(connection, attributes):
+    return call(connection, SERVICE, "SearchItems", "a{ss}", (attributes,))
+
+
+# ---- the name --------------------------------------------------------------
+
+def test_a_second_daemon_refuses_the_name_and_replace_takes_it(daemon):
+    second = subprocess.run([KEYCHAINKITD], env=daemon.bus.env, capture_output=True, timeout=30)
+    assert second.returncode == 1
+    assert b"another service owns org.freedesktop.secrets" in second.stderr and b"--replace" in second.stderr
+    replacing = Daemon(daemon.bus, args=["--replace"])
+    assert daemon.process.wait(timeout=10) == 0  # the first lost the name and ended
+    assert replacing.stop() == 0
+
+
+def test_sigterm_ends_it_with_every_write_on_disk(bus):
+    first = Daemon(bus)
+    with bus.connect() as connection:
+        session = plain_session(connection)
+        for n in range(20):
+            create(connection, session, {"service": "term", "username": str(n)}, b"v%d" % n)
+    assert first.stop(signal.SIGTERM) == 0
+    again = Daemon(bus)
+    with bus.connect() as connection:
+        session = plain_session(connection)
+        unlocked, locked = search(connection, {"service": "term"})
+        assert len(unlocked) == 20 and locked == []
+        assert sorted(secret(connection, session, item)[2] for item in unlocked) == sorted(b"v%d" % n for n in range(20))
+    again.stop()
+
+
+def test_sigkill_during_writes_loses_no_acknowledged_write(bus):
+    """Four clients write as fast as they can; the daemon is SIGKILLed
+    under them; started again with the same password, every write whose
+    reply came is there, and the file is whole."""
+    first = Daemon(bus)
+    acknowledged = {writer: -1 for writer in range(4)}
+    stop = threading.Event()
+
+    def writer(number):
+        with bus.connect() as connection:
+            session = plain_session(connection)
+            for step in range(100_000):
+                if stop.is_set():
+                    return
+                try:
+                    create(connection, session, {"service": "kill", "username": str(number)}, b"%d" % step)
+                except Exception:
+                    return
+                acknowledged[number] = step
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    time.sleep(1.5)
+    first.process.kill()
+    first.process.wait(timeout=10)
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert all(step >= 0 for step in acknowledged.values()), acknowledged
+    again = Daemon(bus)
+    with bus.connect() as connection:
+        session = plain_session(connection)
+        for number, step in acknowledged.items():
+            unlocked, _ = search(connection, {"service": "kill", "username": str(number)})
+            assert len(unlocked) == 1  # replaced in place: one item per writer
+            # The last acknowledged write, or the one in flight at the kill.
+            assert int(secret(connection, session, unlocked[0])[2]) in (step, step + 1)
+    again.stop()
+
+
+# ---- sessions and limits ----------------------------------------------------
+
+def test_a_session_serves_only_the_connection_that_opened_it(daemon):
+    with daemon.bus.connect() as owner, daemon.bus.connect() as other:
+        session = plain_session(owner)
+        item = create(owner, session, {"service": "mine"}, b"secret")
+        with pytest.raises(DBusError) as refused:
+            secret(other, session, item)
+        assert refused.value.name == "org.freedesktop.Secret.Error.NoSession"
+        with pytest.raises(DBusError):
+            call(other, SERVICE, "GetSecrets", "aoo", ([item], session))
+        assert secret(owner, session, item)[2] == b"secret"
+
+
+def test_sessions_end_when_their_client_leaves_and_are_capped_per_client(daemon):
+    with daemon.bus.connect() as connection:
+        for _ in range(64):
+            plain_session(connection)
+        with pytest.raises(DBusError) as refused:
+            plain_session(connection)
+        assert refused.value.name == "org.freedesktop.DBus.Error.LimitsExceeded"
+    # That client left: its sessions are gone, another client opens its own.
+    with daemon.bus.connect() as connection:
+        for _ in range(64):
+            plain_session(connection)
+
+
+def test_what_one_item_may_hold_is_bounded(daemon):
+    with daemon.bus.connect() as connection:
+        session = plain_session(connection)
+        too_many = {f"a{n}": "v" for n in range(65)}
+        for attributes, value, label in [
+            (too_many, b"v", "x"),
+            ({"service": "x" * 4097}, b"v", "x"),
+            ({"service": "big"}, b"v", "x" * 4097),
+            ({"service": "big"}, b"v" * (16 * 1024 * 1024 + 1), "x"),
+        ]:
+            with pytest.raises(DBusError) as refused:
+                create(connection, session, attributes, value, label=label)
+            assert refused.value.name == "org.freedesktop.DBus.Error.LimitsExceeded"
+        assert search(connection, {"service": "big"}) == ([], [])
+        # At the limits, accepted.
+        create(connection, session, {f"a{n}": "v" for n in range(64)}, b"v" * (1024 * 1024), label="x" * 4096)
+
+
+def test_calls_of_the_wrong_shape_are_refused_and_the_daemon_lives(daemon):
+    with daemon.bus.connect() as connection:
+        with pytest.raises(DBusError) as refused:
+            call(connection, SERVICE, "SearchItems", "s", ("not a dictionary",))
+        assert refused.value.name == "org.freedesktop.DBus.Error.InvalidArgs"
+        with pytest.raises(DBusError) as refused:
+            call(connection, SERVICE, "OpenSession", "sv", ("rot13", ("s", "")))
+        assert refused.value.name == "org.freedesktop.DBus.Error.NotSupported"
+        with pytest.raises(DBusError) as refused:
+            call(connection, SERVICE, "OpenSession", "sv", ("dh-ietf1024-sha256-aes128-cbc-pkcs7", ("ay", b"\x01")))
+        assert refused.value.name == "org.freedesktop.DBus.Error.InvalidArgs"
+        with pytest.raises(DBusError) as refused:
+            call(connection, DBusAddress(LOGIN + "/999", bus_name=NAME, interface="org.freedesktop.Secret.Item"),
+                 "Delete")
+        assert refused.value.name == "org.freedesktop.Secret.Error.NoSuchObject"
+        assert call(connection, SERVICE, "ReadAlias", "s", ("default",)) == (LOGIN,)
+
+
+# ---- signals -----------------------------------------------------------------
+
+def test_every_change_is_announced(daemon):
+    with daemon.bus.connect() as watcher, daemon.bus.connect() as writer:
+        subscribe(watcher, interface="org.freedesktop.Secret.Collection")
+        session = plain_session(writer)
+        item = create(writer, session, {"service": "sig"}, b"1")
+        call(writer, DBusAddress(item, bus_name=NAME, interface="org.freedesktop.Secret.Item"),
+             "SetSecret", "(oayays)", ((session, b"", b"2", "text/plain"),))
+        call(writer, DBusAddress(item, bus_name=NAME, interface="org.freedesktop.Secret.Item"), "Delete")
+        heard = []
+        while len(heard) < 3:
+            message = watcher.receive(timeout=5)
+            if message.header.message_type.name == "signal":
+                heard.append((message.header.fields[3], message.body[0]))
+        assert heard == [("ItemCreated", item), ("ItemChanged", item), ("ItemDeleted", item)]
+
+
+# ---- the password ------------------------------------------------------------
+
+def test_a_locked_start_unlocks_with_the_password_only(bus):
+    first = Daemon(bus)
+    with bus.connect() as connection:
+        create(connection, plain_session(connection), {"service": "pw"}, b"kept")
+    first.stop()
+    Daemon(bus, password=None)
+    env = bus.env
+    wrong = subprocess.run([KEYCHAINKIT, "unlock", "--password-fd", "0"], env=env, input=b"wrong",
+                           capture_output=True, timeout=30)
+    assert wrong.returncode == 9, wrong.stderr  # KK_EWRONGKEY's exit status
+    with bus.connect() as connection:
+        assert properties(connection, LOGIN, "org.freedesktop.Secret.Collection")["Locked"] is True
+        unlocked, locked = search(connection, {"service": "pw"})
+        assert unlocked == [] and len(locked) == 1  # listed locked, never absent
+    right = subprocess.run([KEYCHAINKIT, "unlock", "--password-fd", "0"], env=env, input=PASSWORD,
+                           capture_output=True, timeout=30)
+    assert right.returncode == 0, right.stderr
+    with bus.connect() as connection:
+        unlocked, _ = search(connection, {"service": "pw"})
+        assert secret(connection, plain_session(connection), unlocked[0])[2] == b"kept"
+    locked = subprocess.run([KEYCHAINKIT, "lock"], env=env, capture_output=True, timeout=30)
+    assert locked.returncode == 0, locked.stderr
+    with bus.connect() as connection:
+        assert properties(connection, LOGIN, "org.freedesktop.Secret.Collection")["Locked"] is True
+
+
+def test_a_wrong_password_at_start_is_refused(bus):
+    first = Daemon(bus)
+    with bus.connect() as connection:
+        create(connection, plain_session(connection), {"service": "pw"}, b"kept")
+    first.stop()
+    read, write = os.pipe()
+    os.write(write, b"not it")
+    os.close(write)
+    started = subprocess.run([KEYCHAINKITD, "--master-fd", str(read)], env=bus.env, pass_fds=(read,),
+                             capture_output=True, timeout=30)
+    os.close(read)
+    assert started.returncode == 4 and b"opens none" in started.stderr
+
+
+def test_files_are_private(daemon):
+    with daemon.bus.connect() as connection:
+        create(connection, plain_session(connection), {"service": "mode"}, b"v")
+    assert os.stat(daemon.bus.data).st_mode & 0o777 == 0o700
+    assert os.stat(daemon.bus.data / "login.keyring").st_mode & 0o777 == 0o600
