@@ -187,6 +187,19 @@ def test_every_change_is_announced(daemon):
         assert heard == [("ItemCreated", item), ("ItemChanged", item), ("ItemDeleted", item)]
 
 
+def test_another_programs_write_to_the_file_is_announced_unasked(daemon):
+    env = {key: value for key, value in daemon.bus.env.items() if key != "DBUS_SESSION_BUS_ADDRESS"}
+    env.update(SECRET_BACKEND="file", SECRET_FILE_TEST_PATH=str(daemon.bus.data / "login.keyring"),
+               SECRET_FILE_TEST_PASSWORD=PASSWORD.decode())
+    with daemon.bus.connect() as watcher:
+        subscribe(watcher, interface="org.freedesktop.Secret.Collection")
+        written = subprocess.run(["secret-tool", "store", "--label=theirs", "service", "outside", "username", "x"],
+                                 env=env, input=b"v", capture_output=True, timeout=30)
+        assert written.returncode == 0, written.stderr
+        message = watcher.receive(timeout=10)  # no call made: inotify woke the daemon
+        assert (message.header.fields[3], message.body[0].startswith(LOGIN + "/")) == ("ItemCreated", True)
+
+
 # ---- the password ------------------------------------------------------------
 
 def test_a_locked_start_unlocks_with_the_password_only(bus):

@@ -99,18 +99,19 @@ extension BusConnection {
 
     /// Handles messages as they come until `stop` (a descriptor) is
     /// readable; returns then, having answered everything received before.
-    /// Between messages it calls `due`, which does what is due and says
-    /// in how many microseconds it wants to be called again (`nil`: only
-    /// after the next message). A connection the bus closed ends it with a
-    /// failure.
-    package func serve(until stop: Int32, due: () -> UInt64?) throws(BusFailure) {
+    /// Between messages it calls `due`, which does what is due — such as
+    /// reading `watched` when it is readable — and says in how many
+    /// microseconds it wants to be called again (`nil`: only after the
+    /// next message or `watched`). A connection the bus closed ends it
+    /// with a failure.
+    package func serve(until stop: Int32, watching watched: Int32 = -1, due: () -> UInt64?) throws(BusFailure) {
         while true {
             let processed = sd_bus_process(raw, nil)
             try BusFailure.check(processed, "reading from the bus")
             if processed > 0 { continue }
             var ready = pollfd(fd: stop, events: Int16(POLLIN), revents: 0)
             if poll(&ready, 1, 0) > 0 { return }
-            wait(orReadable: stop, atMost: due() ?? 60_000_000)
+            wait(orReadable: watched >= 0 ? [stop, watched] : [stop], atMost: due() ?? 60_000_000)
         }
     }
 }

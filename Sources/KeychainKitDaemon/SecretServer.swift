@@ -514,8 +514,16 @@ final class SecretServer {
         }
     }
 
+    /// What another program changed in the collections' files: read
+    /// again and announced.
+    func filesChanged() {
+        for collection in sortedCollections() where !collection.isLocked {
+            if let changes = try? collection.sync() { try? announce(collection, changes) }
+        }
+    }
+
     /// Dismisses the prompts that waited their time; how long until the
-    /// next one has (`nil`: none is waiting). For ``BusConnection/serve(until:due:)``.
+    /// next one has (`nil`: none is waiting). For ``BusConnection/serve(until:watching:due:)``.
     func due() -> UInt64? {
         var next: UInt64?
         for prompt in prompts.values.sorted(by: { $0.number < $1.number }) {

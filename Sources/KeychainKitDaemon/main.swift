@@ -95,7 +95,11 @@ func run() -> Int32 {
             complain("another service owns \(name)\(pid): stop it, or run keychainkitd --replace")
             return 1
         }
-        try bus.serve(until: stopPipe[0], due: server.due)
+        let watch = DirectoryWatch(options.dataDirectory)
+        try bus.serve(until: stopPipe[0], watching: watch.fd) {
+            if watch.drain() { server.filesChanged() }
+            return server.due()
+        }
     } catch where [ECONNRESET, ENOTCONN, EPIPE].contains(error.code) {
         return 0  // the session bus ended (a logout): so does the service
     } catch {
