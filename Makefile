@@ -30,13 +30,14 @@
 #                   library inside: it uses the installed one)
 #   make man        the manual pages into build/man, from the programs' --help
 #                   and the header's doc comments
-#   make install    install the library, header, pkg-config file, tool, manual
+#   make install    install the library, header, pkg-config file, tool,
+#                   keychainkitd and its systemd user unit (not enabled), manual
 #                   pages and bash completion (PREFIX=/usr/local, DESTDIR= for
 #                   staging) as built by make lib cli, without building
 #                   again: sudo needs no swift
 #   make uninstall  remove what make install installed
 #   make deb        the Debian packages (libkeychainkit0, libkeychainkit-dev,
-#                   keychainkit, python3-keychainkit) into build/deb/
+#                   keychainkit, keychainkitd, python3-keychainkit) into build/deb/
 #   make deps       install missing Debian packages
 
 SWIFT    ?= swift
@@ -144,12 +145,14 @@ $(HELPERS): $(CLI)
 # section 3 from the header's doc comments.
 MANDIR    := $(PREFIX)/share/man
 COMPLETIONDIR := $(PREFIX)/share/bash-completion/completions
+# keychainkitd's systemd user unit (not enabled by make install).
+USERUNITDIR := $(PREFIX)/lib/systemd/user
 
 man: $(MAN_STAMP)
 
-$(MAN_STAMP): scripts/man.py include/keychainkit.h $(CLI) $(HELPERS)
+$(MAN_STAMP): scripts/man.py include/keychainkit.h $(CLI) $(HELPERS) $(DAEMON)
 	rm -rf $(BUILD)/man && mkdir -p $(BUILD)/man
-	python3 scripts/man.py $(BUILD)/man include/keychainkit.h $(CLI) $(HELPERS) >/dev/null
+	python3 scripts/man.py $(BUILD)/man include/keychainkit.h $(CLI) $(HELPERS) $(DAEMON) >/dev/null
 	touch $@
 
 # The packages are built from a copy of the source tree in build/deb/, with
@@ -218,10 +221,13 @@ sdist:
 
 # Installs what `make lib cli` built; needs no toolchain when that is up to
 # date. The .pc file is written here, for this PREFIX and LIBDIR.
-install: $(LIB) $(CLI) $(MAN_STAMP)
+install: $(LIB) $(CLI) $(DAEMON) $(MAN_STAMP)
 	install -d $(DESTDIR)$(PREFIX)/$(LIBDIR) $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/bin \
-	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(COMPLETIONDIR)
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(COMPLETIONDIR) $(DESTDIR)$(USERUNITDIR)
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/keychainkit
+	install -m 755 $(DAEMON) $(DESTDIR)$(PREFIX)/bin/keychainkitd
+	sed 's|@BINDIR@|$(PREFIX)/bin|' systemd/keychainkitd.service.in > $(DESTDIR)$(USERUNITDIR)/keychainkitd.service
+	chmod 644 $(DESTDIR)$(USERUNITDIR)/keychainkitd.service
 	ln -sf keychainkit $(DESTDIR)$(PREFIX)/bin/git-credential-keychainkit
 	ln -sf keychainkit $(DESTDIR)$(PREFIX)/bin/docker-credential-keychainkit
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/$(LIBDIR)/$(REALNAME)
@@ -240,14 +246,15 @@ install: $(LIB) $(CLI) $(MAN_STAMP)
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/keychainkit $(DESTDIR)$(PREFIX)/bin/git-credential-keychainkit \
-	      $(DESTDIR)$(PREFIX)/bin/docker-credential-keychainkit \
+	      $(DESTDIR)$(PREFIX)/bin/docker-credential-keychainkit $(DESTDIR)$(PREFIX)/bin/keychainkitd \
+	      $(DESTDIR)$(USERUNITDIR)/keychainkitd.service \
 	      $(DESTDIR)$(PREFIX)/$(LIBDIR)/$(REALNAME) \
 	      $(DESTDIR)$(PREFIX)/$(LIBDIR)/$(SONAME) \
 	      $(DESTDIR)$(PREFIX)/$(LIBDIR)/libkeychainkit.so \
 	      $(DESTDIR)$(PREFIX)/include/keychainkit.h \
 	      $(DESTDIR)$(PREFIX)/$(LIBDIR)/pkgconfig/keychainkit.pc \
 	      $(DESTDIR)$(MANDIR)/man1/keychainkit.1 $(DESTDIR)$(MANDIR)/man1/git-credential-keychainkit.1 \
-	      $(DESTDIR)$(MANDIR)/man1/docker-credential-keychainkit.1 \
+	      $(DESTDIR)$(MANDIR)/man1/docker-credential-keychainkit.1 $(DESTDIR)$(MANDIR)/man1/keychainkitd.1 \
 	      $(DESTDIR)$(MANDIR)/man3/keychainkit.3 \
 	      $(DESTDIR)$(COMPLETIONDIR)/keychainkit $(DESTDIR)$(COMPLETIONDIR)/git-credential-keychainkit \
 	      $(DESTDIR)$(COMPLETIONDIR)/docker-credential-keychainkit

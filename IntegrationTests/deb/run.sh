@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: MIT
 # The Debian packages, as a Debian user gets them: `make deb` with no
 # network (in a network namespace of its own), lintian clean on the
-# .changes, then — as root — dpkg -i of the four packages and, with the
+# .changes, then — as root — dpkg -i of the five packages and, with the
 # Swift toolchain hidden, a C program built with pkg-config alone, the
-# binding imported by the system's python3, keychainkit --help, the manual
+# binding imported by the system's python3, keychainkit --help, keychainkitd and its user unit, the manual
 # pages and the bash completion; then dpkg --purge, after which nothing of
 # ours is left (dpkg -L, ldconfig -p, the files). The machine is kept clean:
 # the packages are purged on every way out; when any of them was installed
@@ -15,7 +15,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 . "$root/IntegrationTests/lib/tally.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/keychainkit-deb.XXXXXX")
-packages="libkeychainkit0 libkeychainkit-dev keychainkit python3-keychainkit"
+packages="libkeychainkit0 libkeychainkit-dev keychainkit keychainkitd python3-keychainkit"
 
 check() {  # check NAME COMMAND...
     local name=$1; shift
@@ -34,7 +34,7 @@ offline_build() {
     "${unshare[@]}" sh -c '! getent ahosts deb.debian.org >/dev/null 2>&1 && make -s deb' || return 1
     ls build/deb/*.deb
 }
-check "make deb builds the four packages with no network" offline_build
+check "make deb builds the five packages with no network" offline_build
 
 lintian_clean() {
     lintian --fail-on error,warning build/deb/*.changes
@@ -61,8 +61,8 @@ for package in $packages; do
     fi
 done
 installed_here=true
-check "dpkg -i of the four packages" dpkg -i build/deb/libkeychainkit0_*.deb build/deb/libkeychainkit-dev_*.deb \
-    build/deb/keychainkit_*.deb build/deb/python3-keychainkit_*.deb
+check "dpkg -i of the five packages" dpkg -i build/deb/libkeychainkit0_*.deb build/deb/libkeychainkit-dev_*.deb \
+    build/deb/keychainkit_*.deb build/deb/keychainkitd_*.deb build/deb/python3-keychainkit_*.deb
 
 # Runs "$@" in a mount namespace where the Swift toolchain's directory is an
 # empty one (checked), with only the system's programs on PATH.
@@ -100,6 +100,16 @@ installed_tools() {
 }
 check "keychainkit and its git and Docker helpers run (toolchain hidden)" installed_tools
 
+installed_daemon() {
+    without_toolchain sh -c 'keychainkitd --help | grep -q "^usage: keychainkitd" && keychainkitd --version' &&
+    man -P cat keychainkitd | grep -q "KEYCHAINKITD(1)" &&
+    grep -qx "ExecStart=/usr/bin/keychainkitd" /usr/lib/systemd/user/keychainkitd.service &&
+    systemd-analyze verify /usr/lib/systemd/user/keychainkitd.service &&
+    # Installed, not enabled: a desktop's own Secret Service keeps the name.
+    [ ! -e /etc/systemd/user/default.target.wants/keychainkitd.service ]
+}
+check "keychainkitd runs, has its manual and a valid user unit, not enabled (toolchain hidden)" installed_daemon
+
 installed_manuals() {
     man -P cat keychainkit | grep -q "KEYCHAINKIT(1)" &&
     man -P cat git-credential-keychainkit | grep -q "GIT-CREDENTIAL-KEYCHAINKIT(1)" &&
@@ -117,6 +127,7 @@ purged_clean() {
     for package in $packages; do dpkg -L "$package" >/dev/null 2>&1 && left="$left $package"; done
     ldconfig -p | grep -q keychainkit && left="$left (ldconfig: $(ldconfig -p | grep keychainkit))"
     for path in /usr/bin/keychainkit /usr/bin/git-credential-keychainkit /usr/bin/docker-credential-keychainkit \
+        /usr/bin/keychainkitd /usr/lib/systemd/user/keychainkitd.service /usr/share/man/man1/keychainkitd.1.gz \
         /usr/include/keychainkit.h \
         /usr/share/man/man1/keychainkit.1.gz /usr/share/man/man3/kk_get.3.gz /usr/lib/python3/dist-packages/keychainkit \
         /usr/share/bash-completion/completions/keychainkit /usr/share/doc/libkeychainkit0; do

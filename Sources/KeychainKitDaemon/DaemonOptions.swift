@@ -12,29 +12,41 @@ struct DaemonOptions {
     static let usage = """
         usage: keychainkitd [--replace] [--master-fd N] [--data-dir DIR] [--prompt-timeout S]
 
-        A Secret Service (org.freedesktop.secrets) on the session bus, its
-        collections kept in keyring files (libsecret's and oo7's format),
-        one per collection: DIR/NAME.keyring (default
-        $XDG_DATA_HOME/keyrings/v1). Runs in the foreground; SIGTERM ends it.
+        A Secret Service for machines with no desktop, KeychainKit's own: it
+        owns org.freedesktop.secrets on the session bus
+        (DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus), so that
+        secret-tool, libsecret, Python keyring, git's and Docker's helpers and
+        KeychainKit work there: servers, SSH logins, containers, CI.
+        Each collection is one keyring file in libsecret's and oo7's format,
+        DIR/NAME.keyring; the alias default names the login collection, and
+        session is a collection in memory until the daemon ends. It runs in
+        the foreground and writes to standard error only what an
+        administrator acts on.
 
-          --replace        take the name from the service that owns it
-          --master-fd N    read the login collection's password from
-                           descriptor N (to its end), as gnome-keyring-daemon
-                           --unlock reads stdin; else the systemd credential
-                           keychainkit.master; else the collections start
-                           locked (keychainkit unlock opens them)
-          --data-dir DIR   where the keyring files are
-          --prompt-timeout S
-                           how long a client's unlock prompt waits for
-                           keychainkit unlock from a terminal before it is
-                           dismissed (default 120 seconds)
-          --version        print the version
-          --help           print this help
+        The login collection's password comes from --master-fd, else the
+        systemd credential keychainkit.master (a unit's LoadCredential= or
+        LoadCredentialEncrypted=). Without one the collections start locked:
+        a client's unlock prompt then waits until someone runs keychainkit
+        unlock (over SSH too), and a wrong password leaves them locked.
 
-        Exit status: 0 ended by SIGTERM or SIGINT, or the name was taken
-        over by --replace; 1 another service owns the name; 2 usage;
-        3 no session bus; 4 the password opens none of the login
-        collection's items, or a keyring file cannot be read.
+        options:
+          --replace          take the name from the service that owns it
+          --master-fd N      read the login password from descriptor N, to its end
+          --data-dir DIR     where the keyring files are (default
+                             $XDG_DATA_HOME/keyrings/v1, oo7-daemon's)
+          --prompt-timeout S seconds an unlock prompt waits for keychainkit
+                             unlock before it is dismissed (default 120)
+          --version          print the version
+          --help             print this help
+
+        exit codes:
+          0  ended by SIGTERM or SIGINT, by the end of the session bus, or by
+             another keychainkitd --replace
+          1  another service owns org.freedesktop.secrets
+          2  a usage error
+          3  no session bus, or the bus failed
+          4  the password opens none of the login collection's items, or a
+             keyring file or directory cannot be used
         """
 
     enum Parsed {
