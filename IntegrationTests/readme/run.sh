@@ -12,7 +12,7 @@
 # lists against scripts/install-deps.sh, its list of what `make test` runs
 # against the Makefile's `test:` target, its layout table against the
 # repository's top-level directories, and every list of the backends against
-# the header's. Prints `N passed, N failed`.
+# the header's, and that it stays under 450 lines. Prints `N passed, N failed`.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 [ "${KEYCHAINKIT_TEST_KEYRING:-}" = private ] || exec "$root/scripts/with-secret-service.sh" "$0" "$@"
@@ -213,14 +213,21 @@ elif check == "backends":
             print(f"bindings/python/tests/support.py: BACKENDS names {name}, which is no backend")
             ok = False
     sys.exit(0 if ok else 1)
+
+elif check == "length":
+    # A tour, not a manual: the header holds the contract.
+    lines = readme.count("\n")
+    if lines >= 450:
+        sys.exit(f"README.md has {lines} lines; keep it under 450 (the header and RELIABILITY.md hold the rest)")
 PY
 }
-for check in packages make-test layout backends; do
+for check in packages make-test layout backends length; do
     case $check in
         packages)  name="README's Debian packages are scripts/install-deps.sh's" ;;
         make-test) name="README's list of what make test runs is the Makefile's test: target" ;;
         layout)    name="README's layout table has a row per top-level directory, and its paths exist" ;;
         backends)  name="every list of backends (the tool, its completion, the C, Swift and Python tests) is the header's" ;;
+        length)    name="README has fewer than 450 lines" ;;
     esac
     if facts "$check"; then ok "$name"; else bad "$name"; fi
 done
