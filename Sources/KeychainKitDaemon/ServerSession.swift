@@ -3,6 +3,10 @@ import CKeychainKitCrypto
 import KeychainKit
 import KeychainKitBus
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A transfer session a client opened (`OpenSession`): plain, or
 /// `dh-ietf1024-sha256-aes128-cbc-pkcs7` with the AES key both sides
 /// derived. It serves only the connection that opened it, and ends with
@@ -70,20 +74,9 @@ final class ServerSession {
 
     /// Appends the secret struct `(oayays)` carrying `value` to `message`.
     func append(_ value: [UInt8], contentType: String, to message: BusMessage) throws(BusFailure) {
-        message.markSensitive()
-        try message.openContainer("r", "oayays")
-        try message.append(path, as: "o")
-        if let key {
-            guard var (iv, ciphertext) = key.encrypt(value) else { throw BusFailure.system(5, "encrypting a secret") }
-            defer { ciphertext.wipe(); iv.wipe() }
-            try message.append(bytes: iv)
-            try message.append(bytes: ciphertext)
-        } else {
-            try message.append(bytes: [])
-            try message.append(bytes: value)
-        }
-        try message.append(contentType)
-        try message.closeContainer()
+        guard var sealed = SecretStruct.sealed(value, key: key) else { throw BusFailure.system(EIO, "encrypting a secret") }
+        defer { if key != nil { sealed.bytes.wipe() } }
+        try SecretStruct.append(session: path, sealed: sealed, contentType: contentType, to: message)
     }
 
     /// Reads a secret struct `(oayays)` from `call`: its session's path,

@@ -136,21 +136,13 @@ final class TransferSession {
     /// Appends `value` as a secret `(oayays)` of this session to `message`,
     /// and marks the message sensitive.
     func append(_ value: [UInt8], to message: ServiceMessage) throws(SecretServiceFailure) {
-        message.markSensitive()
         // Text without NUL, which other tools show as text; anything else as
         // bytes: KWallet stores text/plain values as strings, cut at a NUL.
         let contentType = value.isValidUTF8 && !value.contains(0) ? "text/plain" : "application/octet-stream"
-        try message.container("r", "oayays") { () throws(SecretServiceFailure) in
-            try message.append(path, as: "o")
-            if let key {
-                guard let (iv, ciphertext) = key.encrypt(value) else { throw Self.cryptoFailure }
-                try message.append(bytes: iv)
-                try message.append(bytes: ciphertext)
-            } else {
-                try message.append(bytes: [])
-                try message.append(bytes: value)
-            }
-            try message.append(contentType)
+        guard var sealed = SecretStruct.sealed(value, key: key) else { throw Self.cryptoFailure }
+        defer { if key != nil { sealed.bytes.wipe() } }
+        try onBus { () throws(BusFailure) in
+            try SecretStruct.append(session: path, sealed: sealed, contentType: contentType, to: message.message)
         }
     }
 
