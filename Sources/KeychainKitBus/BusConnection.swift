@@ -256,12 +256,6 @@ package final class BusConnection {
     /// Waits until the connection has something to handle, `wake` is
     /// readable, or `limit` microseconds pass; handles nothing.
     package func wait(orReadable wake: Int32, atMost limit: UInt64) {
-        wait(orReadable: [wake], atMost: limit)
-    }
-
-    /// Waits until the connection has something to handle, one of `wakes`
-    /// is readable, or `limit` microseconds pass; handles nothing.
-    package func wait(orReadable wakes: [Int32], atMost limit: UInt64) {
         var timeout: UInt64 = 0
         var milliseconds = Int32(min(limit / 1000, 60_000))
         if sd_bus_get_timeout(bus, &timeout) >= 0 && timeout != UInt64.max {
@@ -272,9 +266,9 @@ package final class BusConnection {
             milliseconds = min(milliseconds, Int32(min(due, 60_000)))
         }
         let events = sd_bus_get_events(bus)
-        var fds = [pollfd(fd: socket, events: Int16(max(events, 0)), revents: 0)]
-            + wakes.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        _ = poll(&fds, nfds_t(fds.count), milliseconds)
+        var fds = [pollfd(fd: socket, events: Int16(max(events, 0)), revents: 0),
+                   pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        _ = poll(&fds, 2, milliseconds)
     }
 
     /// Handles every signal routed to us before this call began: a round

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import CSDBus
+import KeychainKitSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -99,19 +100,34 @@ extension BusConnection {
 
     /// Handles messages as they come until `stop` (a descriptor) is
     /// readable; returns then, having answered everything received before.
-    /// Between messages it calls `due`, which does what is due — such as
-    /// reading `watched` when it is readable — and says in how many
-    /// microseconds it wants to be called again (`nil`: only after the
-    /// next message or `watched`). A connection the bus closed ends it
-    /// with a failure.
-    package func serve(until stop: Int32, watching watched: Int32 = -1, due: () -> UInt64?) throws(BusFailure) {
+    /// When `watched` is readable it calls `onWatched` (which reads it);
+    /// between messages it calls `due`, which does what is due and says in
+    /// how many microseconds it wants to be called again (`nil`: only
+    /// after the next message or `watched`). One `poll` waits for all of
+    /// them. A connection the bus closed ends it with a failure.
+    package func serve(
+        until stop: Int32, watching watched: Int32 = -1, onWatched: () -> Void = {}, due: () -> UInt64?
+    ) throws(BusFailure) {
         while true {
-            let processed = sd_bus_process(raw, nil)
-            try BusFailure.check(processed, "reading from the bus")
-            if processed > 0 { continue }
-            var ready = pollfd(fd: stop, events: Int16(POLLIN), revents: 0)
-            if poll(&ready, 1, 0) > 0 { return }
-            wait(orReadable: watched >= 0 ? [stop, watched] : [stop], atMost: due() ?? 60_000_000)
+            var processed: Int32
+            repeat {
+                processed = sd_bus_process(raw, nil)
+                try BusFailure.check(processed, "reading from the bus")
+            } while processed > 0
+            var timeout: UInt64 = 0
+            var milliseconds = Int32(min((due() ?? 60_000_000) / 1000, 60_000))
+            if sd_bus_get_timeout(raw, &timeout) >= 0 && timeout != UInt64.max {
+                let left = timeout > Deadline.now() ? (timeout - Deadline.now() + 999) / 1000 : 0
+                milliseconds = min(milliseconds, Int32(min(left, 60_000)))
+            }
+            var fds = [pollfd(fd: sd_bus_get_fd(raw), events: Int16(max(sd_bus_get_events(raw), 0)), revents: 0),
+                       pollfd(fd: stop, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: watched, events: Int16(POLLIN), revents: 0)]
+            guard poll(&fds, watched >= 0 ? 3 : 2, milliseconds) >= 0 || errno == EINTR else {
+                throw BusFailure.system(errno, "waiting on the bus")
+            }
+            if fds[1].revents != 0 { return }
+            if watched >= 0 && fds[2].revents != 0 { onWatched() }
         }
     }
 }

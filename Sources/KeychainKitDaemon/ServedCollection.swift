@@ -36,6 +36,20 @@ final class ServedCollection {
         /// A digest of the secret (this process's hash: it tells a change
         /// and nothing else).
         var secretDigest: Int
+
+        /// What the mirror knows of `item`, at `index` of the store.
+        init(_ item: KeyringFileItem, at index: Int) {
+            self.index = index
+            var attributes = item.attributes
+            contentType = attributes.removeValue(forKey: ServedCollection.contentTypeAttribute) ?? ServedCollection.defaultContentType
+            self.attributes = attributes
+            label = item.label
+            created = item.created
+            modified = item.modified
+            var hasher = Hasher()
+            hasher.combine(item.secret)
+            secretDigest = hasher.finalize()
+        }
     }
 
     /// A change of the items, for the collection's signals.
@@ -51,7 +65,9 @@ final class ServedCollection {
     static let defaultContentType = "text/plain"
 
     private(set) var entries: [UInt32: Entry] = [:]
-    private var numberOfIndex: [UInt32] = []
+    /// The number of the item at each index of the store (`nil`: an item
+    /// another master sealed, not served).
+    private var numberAtIndex: [UInt32?] = []
     private var byAttribute: [String: Set<UInt32>] = [:]
     private var generation: UInt64?
     private var nextNumber: UInt32 = 1
@@ -76,7 +92,7 @@ final class ServedCollection {
     /// Every item's number, in the store's order.
     func numbers() -> [UInt32] {
         if !known && isLocked { return (0..<UInt32(clamping: store.lockedItemCount())).map { $0 + 1 } }
-        return numberOfIndex
+        return numberAtIndex.compactMap { $0 }
     }
 
     /// Whether `number` names an item.
@@ -89,7 +105,7 @@ final class ServedCollection {
     /// locked collection whose items were never read answers all of them.
     func search(_ attributes: [String: String]) -> [UInt32] {
         if !known && isLocked { return numbers() }
-        guard let first = attributes.first else { return numberOfIndex }
+        guard let first = attributes.first else { return numbers() }
         var found = byAttribute[Self.indexKey(first.key, first.value)] ?? []
         for (name, value) in attributes.dropFirst() where !found.isEmpty {
             found.formIntersection(byAttribute[Self.indexKey(name, value)] ?? [])
@@ -113,45 +129,36 @@ final class ServedCollection {
         known = true
         var fresh: [(index: Int, entry: Entry)] = []
         for (index, item) in items.enumerated() {
-            guard let item else { continue }
-            var attributes = item.attributes
-            let contentType = attributes.removeValue(forKey: Self.contentTypeAttribute) ?? Self.defaultContentType
-            var hasher = Hasher()
-            hasher.combine(item.secret)
-            fresh.append((index, Entry(index: index, attributes: attributes, label: item.label, created: item.created,
-                                       modified: item.modified, contentType: contentType, secretDigest: hasher.finalize())))
+            if let item { fresh.append((index, Entry(item, at: index))) }
         }
         var unmatchedOld = entries
         var assigned = [UInt32?](repeating: nil, count: fresh.count)
         var changes: [Change] = []
-        // Unchanged, then changed in place (same creation and attributes,
-        // or same creation and label), matched in number order.
-        let passes: [(Entry, Entry) -> Bool] = [
-            { $0.created == $1.created && $0.attributes == $1.attributes && $0.label == $1.label
-                && $0.modified == $1.modified && $0.secretDigest == $1.secretDigest && $0.contentType == $1.contentType },
-            { $0.created == $1.created && $0.attributes == $1.attributes },
-            { $0.created == $1.created && $0.label == $1.label },
-        ]
-        for (pass, same) in passes.enumerated() {
+        // Unchanged (most items, after a write of ours), then changed in
+        // place: the same creation and attributes, or the same creation
+        // and label. Each pass looks candidates up by a hash of what it
+        // compares; ties go to the lowest number.
+        for pass in MatchPass.allCases {
             guard !unmatchedOld.isEmpty else { break }
-            var candidates: [String: [UInt32]] = [:]
+            var candidates: [MatchKey: [UInt32]] = [:]
             for number in unmatchedOld.keys.sorted() {
-                candidates[Self.passKey(pass, unmatchedOld[number]!), default: []].append(number)
+                candidates[pass.key(unmatchedOld[number]!), default: []].append(number)
             }
             for position in fresh.indices where assigned[position] == nil {
-                let key = Self.passKey(pass, fresh[position].entry)
+                let key = pass.key(fresh[position].entry)
                 guard var numbers = candidates[key],
-                      let found = numbers.firstIndex(where: { same(unmatchedOld[$0]!, fresh[position].entry) }) else { continue }
+                      let found = numbers.firstIndex(where: { pass.same(unmatchedOld[$0]!, fresh[position].entry) })
+                else { continue }
                 let number = numbers.remove(at: found)
                 candidates[key] = numbers
                 assigned[position] = number
                 unmatchedOld[number] = nil
-                if pass > 0 { changes.append(.changed(number)) }
+                if pass != .unchanged { changes.append(.changed(number)) }
             }
         }
         for number in unmatchedOld.keys.sorted() { changes.append(.deleted(number)) }
         var newEntries: [UInt32: Entry] = [:]
-        numberOfIndex = []
+        numberAtIndex = [UInt32?](repeating: nil, count: items.count)
         byAttribute = [:]
         for position in fresh.indices {
             let number: UInt32
@@ -164,8 +171,8 @@ final class ServedCollection {
             }
             let entry = fresh[position].entry
             newEntries[number] = entry
-            numberOfIndex.append(number)
-            for (name, value) in entry.attributes { byAttribute[Self.indexKey(name, value), default: []].insert(number) }
+            numberAtIndex[entry.index] = number
+            index(entry.attributes, of: number)
         }
         entries = newEntries
         if !changes.isEmpty { modified = Self.now }
@@ -207,22 +214,21 @@ final class ServedCollection {
     ) throws(ServiceError) -> (number: UInt32, changes: [Change]) {
         var stored = attributes
         if contentType != Self.defaultContentType { stored[Self.contentTypeAttribute] = contentType }
-        var written: (index: Int, created: UInt64)?
+        var writtenIndex = 0
         let now = Self.now
-        try store.edit { items in
+        let changes = try edit { items in
             let existing = replace ? items.firstIndex { item in
                 guard let item else { return false }
                 return attributes.allSatisfy { item.attributes[$0.key] == $0.value }
             } : nil
             if let existing, let old = items[existing] {
-                written = (existing, old.created)
+                writtenIndex = existing
                 return [.replace(existing, KeyringFileItem(attributes: stored, label: label, created: old.created, modified: now, secret: secret))]
             }
-            written = (items.count, now)
+            writtenIndex = items.count
             return [.append(KeyringFileItem(attributes: stored, label: label, created: now, modified: now, secret: secret))]
         }
-        let changes = try sync()
-        guard let written, let number = numberOfIndexIfPresent(written.index) else {
+        guard writtenIndex < numberAtIndex.count, let number = numberAtIndex[writtenIndex] else {
             throw ServiceError(name: "org.freedesktop.DBus.Error.Failed", message: "the item was written but could not be found again")
         }
         return (number, changes)
@@ -232,7 +238,7 @@ final class ServedCollection {
     func update(_ number: UInt32, _ change: @escaping (inout KeyringFileItem) -> Void) throws(ServiceError) -> [Change] {
         guard let entry = entries[number] else { throw ServiceError.noSuchObject(itemPath(number)) }
         var found = false
-        try store.edit { items in
+        let changes = try edit { items in
             guard let index = Self.locate(entry, in: items), var item = items[index] else { return [] }
             found = true
             change(&item)
@@ -240,14 +246,78 @@ final class ServedCollection {
             return [.replace(index, item)]
         }
         guard found else { throw ServiceError.noSuchObject(itemPath(number)) }
-        return try sync()
+        return changes
     }
 
     /// Deletes item `number`; the changes made.
     func delete(_ number: UInt32) throws(ServiceError) -> [Change] {
         guard let entry = entries[number] else { throw ServiceError.noSuchObject(itemPath(number)) }
-        try store.edit { items in Self.locate(entry, in: items).map { [.remove([$0])] } ?? [] }
-        return try sync()
+        return try edit { items in Self.locate(entry, in: items).map { [.remove([$0])] } ?? [] }
+    }
+
+    /// Makes the edits `body` chooses in the store, and brings the mirror
+    /// along: by the edits themselves when the store's version moved by
+    /// this write alone (no hashing of every item: a write costs the
+    /// file's, not the mirror's, size), else by reading it all again.
+    private func edit(_ body: @escaping ([KeyringFileItem?]) -> [FileKeychainInterface.ItemEdit]) throws(ServiceError) -> [Change] {
+        var changes = try sync()
+        let before = generation
+        var made: [FileKeychainInterface.ItemEdit] = []
+        guard try store.edit({ items in
+            made = body(items)
+            return made
+        }) else { return changes }
+        let after: UInt64 = try store.read { _, version in version }
+        guard let before, after == before &+ 1 else { return changes + (try sync()) }
+        generation = after
+        changes += apply(made)
+        modified = Self.now
+        return changes
+    }
+
+    /// The mirror after `edits` of the version it holds, as the store
+    /// makes them: replaces and appends in order, then the removals.
+    private func apply(_ edits: [FileKeychainInterface.ItemEdit]) -> [Change] {
+        var changes: [Change] = []
+        var removed: Set<Int> = []
+        for edit in edits {
+            switch edit {
+            case let .append(item):
+                let number = nextNumber
+                nextNumber += 1
+                numberAtIndex.append(number)
+                entries[number] = Entry(item, at: numberAtIndex.count - 1)
+                index(entries[number]!.attributes, of: number)
+                changes.append(.created(number))
+            case let .replace(at, item):
+                guard let number = numberAtIndex[at] else { continue }
+                unindex(entries[number]!.attributes, of: number)
+                entries[number] = Entry(item, at: at)
+                index(entries[number]!.attributes, of: number)
+                changes.append(.changed(number))
+            case let .remove(indices):
+                removed.formUnion(indices)
+            }
+        }
+        for at in removed.sorted(by: >) {
+            if let number = numberAtIndex[at], let entry = entries.removeValue(forKey: number) {
+                unindex(entry.attributes, of: number)
+                changes.append(.deleted(number))
+            }
+            numberAtIndex.remove(at: at)
+        }
+        if !removed.isEmpty {
+            for (at, number) in numberAtIndex.enumerated() { if let number { entries[number]!.index = at } }
+        }
+        return changes
+    }
+
+    private func index(_ attributes: [String: String], of number: UInt32) {
+        for (name, value) in attributes { byAttribute[Self.indexKey(name, value), default: []].insert(number) }
+    }
+
+    private func unindex(_ attributes: [String: String], of number: UInt32) {
+        for (name, value) in attributes { byAttribute[Self.indexKey(name, value)]?.remove(number) }
     }
 
     /// Locks the store; the mirror keeps what it knows of the items
@@ -264,16 +334,37 @@ final class ServedCollection {
         return try sync()
     }
 
-    /// The number of the item at `index` of the store.
-    private func numberOfIndexIfPresent(_ index: Int) -> UInt32? {
-        entries.first { $0.value.index == index }?.key
-    }
-
     private static func indexKey(_ name: String, _ value: String) -> String { name + "\u{0}" + value }
 
-    private static func passKey(_ pass: Int, _ entry: Entry) -> String {
-        pass == 2 ? "\(entry.created)\u{0}\(entry.label)" : "\(entry.created)\u{0}" + entry.attributes.sorted { $0.key < $1.key }
-            .map { "\($0.key)\u{0}\($0.value)" }.joined(separator: "\u{1}")
+    /// How the mirror matches an item read to one it knew.
+    private enum MatchPass: CaseIterable {
+        case unchanged, sameAttributes, sameLabel
+
+        func key(_ entry: Entry) -> MatchKey {
+            switch self {
+            case .unchanged: MatchKey(created: entry.created, digest: entry.secretDigest, label: entry.label, attributes: nil)
+            case .sameAttributes: MatchKey(created: entry.created, digest: 0, label: nil, attributes: entry.attributes)
+            case .sameLabel: MatchKey(created: entry.created, digest: 0, label: entry.label, attributes: nil)
+            }
+        }
+
+        func same(_ a: Entry, _ b: Entry) -> Bool {
+            switch self {
+            case .unchanged:
+                a.created == b.created && a.attributes == b.attributes && a.label == b.label && a.modified == b.modified
+                    && a.secretDigest == b.secretDigest && a.contentType == b.contentType
+            case .sameAttributes: a.created == b.created && a.attributes == b.attributes
+            case .sameLabel: a.created == b.created && a.label == b.label
+            }
+        }
+    }
+
+    /// What a match pass looks candidates up by.
+    private struct MatchKey: Hashable {
+        let created: UInt64
+        let digest: Int
+        let label: String?
+        let attributes: [String: String]?
     }
 
     static var now: UInt64 { UInt64(max(0, time(nil))) }

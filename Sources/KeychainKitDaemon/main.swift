@@ -96,10 +96,9 @@ func run() -> Int32 {
             return 1
         }
         let watch = DirectoryWatch(options.dataDirectory)
-        try bus.serve(until: stopPipe[0], watching: watch.fd) {
+        try bus.serve(until: stopPipe[0], watching: watch.fd, onWatched: {
             if watch.drain() { server.filesChanged() }
-            return server.due()
-        }
+        }, due: server.due)
     } catch where [ECONNRESET, ENOTCONN, EPIPE].contains(error.code) {
         return 0  // the session bus ended (a logout): so does the service
     } catch {
