@@ -11,7 +11,8 @@ import sys
 # (label, ours, peer, kind, target): kind "ratio" compares medians (lower is
 # better, target is the highest acceptable ratio); "rate" compares ops/s
 # with an absolute floor; "speedup" divides our ops/s by the peer's (higher
-# is better, target is the lowest acceptable quotient); no target: shown only.
+# is better, target is the lowest acceptable quotient); "kib" compares
+# resident memory (target: the most KiB ours may use); no target: shown only.
 FLOOR = "the floor (floor.c: sd-bus, DH session, search, GetSecret)"
 
 COMPARISONS = [
@@ -83,6 +84,24 @@ COMPARISONS = [
      "secret-tool file lookup (process)", "ratio", None),
     ("keychainkit file set vs secret-tool store (process)", "keychainkit file set (process)",
      "secret-tool file store (process)", "ratio", None),
+    # bench_server.c: keychainkitd and gnome-keyring with the same clients;
+    # "small" and "large" collections: 100 and 5,000 items in a full run.
+    ("keychainkitd vs gnome-keyring: libsecret lookup", "keychainkitd: libsecret lookup, small collection",
+     "gnome-keyring: libsecret lookup, small collection", "ratio", 0.5),
+    ("keychainkitd vs gnome-keyring: secret-tool lookup (process)", "keychainkitd: secret-tool lookup (process)",
+     "gnome-keyring: secret-tool lookup (process)", "ratio", 0.7),
+    ("keychainkitd vs gnome-keyring: create (libsecret store)", "keychainkitd: create, first items",
+     "gnome-keyring: create, first items", "ratio", 0.3),
+    ("keychainkitd vs gnome-keyring: create in the large collection", "keychainkitd: create, last items of the large collection",
+     "gnome-keyring: create, last items of the large collection", "ratio", None),
+    ("keychainkitd: lookup, large vs small collection", "keychainkitd: libsecret lookup, large collection",
+     "keychainkitd: libsecret lookup, small collection", "ratio", 1.5),
+    ("gnome-keyring: lookup, large vs small collection", "gnome-keyring: libsecret lookup, large collection",
+     "gnome-keyring: libsecret lookup, small collection", "ratio", None),
+    ("keychainkitd: create, large vs small collection", "keychainkitd: create, last items of the large collection",
+     "keychainkitd: create, first items", "ratio", None),
+    ("keychainkitd vs gnome-keyring: resident memory, large collection", "keychainkitd: resident memory, large collection",
+     "gnome-keyring: resident memory, large collection", "kib", 50 * 1024),
     ("in-memory kk_get, 1 thread", "kk_get, 1 thread", None, "rate", 2_000_000),
     ("in-memory kk_get, 2 threads", "kk_get, 2 threads", None, "rate", None),
     ("in-memory kk_set, 1 thread", "kk_set, 1 thread", None, "rate", None),
@@ -141,6 +160,13 @@ def main():
             verdict = "" if target is None else ("met" if value >= target else "MISSED")
             print(f"{label:<52} {value:>10,.0f}/s {'':>14} {'':>7} {('>= ' + format(target, ',')) if target else '':>10}  {verdict}")
             rows.append({"comparison": label, "ops_per_s": value, "target_ops_per_s": target, "verdict": verdict})
+        elif kind == "kib":
+            ratio = mine["kib"] / max(theirs["kib"], 1)
+            verdict = "" if target is None else ("met" if mine["kib"] <= target else "MISSED")
+            print(f"{label:<52} {mine['kib'] / 1024:>10.1f} MiB {theirs['kib'] / 1024:>10.1f} MiB {ratio:>6.2f}x "
+                  f"{('<= ' + str(target // 1024) + ' MiB') if target else '':>10}  {verdict}")
+            rows.append({"comparison": label, "ours_kib": mine["kib"], "peer_kib": theirs["kib"], "ratio": round(ratio, 3),
+                         "target_kib": target, "verdict": verdict})
         elif kind == "speedup":
             speedup = mine["ops_per_s"] / max(theirs["ops_per_s"], 1)
             verdict = "" if target is None else ("met" if speedup >= target else "MISSED")

@@ -13,8 +13,8 @@ python=$("$root/scripts/python-venv.sh")
 "$python" -m pip install --quiet --disable-pip-version-check "$root/bindings/python"
 
 case "$scale" in
-    full) rounds=300 py_rounds=300 process_rounds=30 memory_ops=1000000 observers=10000 loading_processes=20 writes=100 observed_rounds=100 batch_rounds=20 listed=1000 ;;
-    tiny) rounds=3 py_rounds=3 process_rounds=2 memory_ops=1000 observers=100 loading_processes=2 writes=2 observed_rounds=2 batch_rounds=2 listed=20 ;;
+    full) rounds=300 py_rounds=300 process_rounds=30 memory_ops=1000000 observers=10000 loading_processes=20 writes=100 observed_rounds=100 batch_rounds=20 listed=1000 server_items="100 5000" ;;
+    tiny) rounds=3 py_rounds=3 process_rounds=2 memory_ops=1000 observers=100 loading_processes=2 writes=2 observed_rounds=2 batch_rounds=2 listed=20 server_items="5 10" ;;
     *) echo "usage: $0 [full|tiny]" >&2; exit 2 ;;
 esac
 
@@ -29,6 +29,7 @@ gcc $cflags "$root/bench/bench_outside_changes.c" -o "$out/bench_outside_changes
 gcc $cflags "$root/bench/bench_memory.c" -o "$out/bench_memory" $linked
 gcc $cflags "$root/bench/bench_loading.c" -o "$out/bench_loading" -ldl
 gcc $cflags "$root/bench/bench_file.c" -o "$out/bench_file" $(pkg-config --cflags --libs libsecret-1) $linked
+gcc $cflags "$root/bench/bench_server.c" -o "$out/bench_server" $(pkg-config --cflags --libs libsecret-1)
 # The floor of a whole-process read (bench/floor.c): sd-bus and the
 # library's own DH and AES code, nothing else.
 gcc $cflags -I"$root/Sources/CKeychainKitCrypto/include" "$root/bench/floor.c" \
@@ -52,6 +53,12 @@ KEYCHAINKIT_LIBRARY="$lib/libkeychainkit.so.0" "$root/scripts/with-secret-servic
 # A keyring of its own: the batch and listing comparisons need over a
 # thousand items, which would slow every other measurement.
 "$root/scripts/with-secret-service.sh" "$out/bench_batch" "$batch_rounds" "$listed" >> "$results"
+# keychainkitd against gnome-keyring: the same clients (libsecret, secret-tool)
+# on a private bus each, one after the other, each collection filled from empty.
+# shellcheck disable=SC2086 # $server_items is two numbers
+"$root/scripts/with-keychainkitd.sh" "$out/bench_server" keychainkitd "$rounds" "$process_rounds" $server_items >> "$results"
+# shellcheck disable=SC2086
+"$root/scripts/with-secret-service.sh" "$out/bench_server" gnome-keyring "$rounds" "$process_rounds" $server_items >> "$results"
 
 libraries=$(ldd "$lib/libkeychainkit.so.0" | awk '{print $1}' | tr '\n' ' ')
 cat > "$out/context.json" <<JSON
@@ -64,7 +71,7 @@ cat > "$out/context.json" <<JSON
   "gnome-keyring": "$(dpkg-query -W -f='${Version}' gnome-keyring)",
   "python keyring": "$("$python" -c 'import importlib.metadata as m; print(m.version("keyring"))')",
   "rounds": "Secret Service C $rounds, Python $py_rounds, processes $process_rounds, writes per writer process $writes (x4 writers x3 repetitions), observed outside changes $observed_rounds x3, batch and listing $batch_rounds, loading (fresh processes) $loading_processes, in-memory ops $memory_ops, observers $observers",
-  "items in keyring": "a handful (fresh private keyring per run); for the batch and listing comparisons, $listed + 100 (a keyring of their own)",
+  "items in keyring": "a handful (fresh private keyring per run); for the batch and listing comparisons, $listed + 100 (a keyring of their own); keychainkitd against gnome-keyring: collections of ${server_items% *} and ${server_items#* } items",
   "libkeychainkit.so size": "$(stat -c %s "$(readlink -f "$lib/libkeychainkit.so.0")") bytes",
   "libraries it pulls in": "$libraries"
 }
