@@ -12,7 +12,7 @@ import time
 import pytest
 from conftest import (KEYCHAINKIT, KEYCHAINKITD, LOGIN, NAME, PASSWORD, SERVICE, Daemon, DBusError, call,
                       properties, subscribe)
-from jeepney import DBusAddress
+from jeepney import DBusAddress, new_method_call
 
 COLLECTION = DBusAddress(LOGIN, bus_name=NAME, interface="org.freedesktop.Secret.Collection")
 UNLOCK = "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"
@@ -167,6 +167,93 @@ def test_calls_of_the_wrong_shape_are_refused_and_the_daemon_lives(daemon):
                  "Delete")
         assert refused.value.name == "org.freedesktop.Secret.Error.NoSuchObject"
         assert call(connection, SERVICE, "ReadAlias", "s", ("default",)) == (LOGIN,)
+
+
+def test_a_hostile_client_neither_crashes_nor_stops_it(daemon):
+    """Every member of every interface on every kind of path, with
+    arguments of every shape the protocol uses, filled at random (long
+    strings, odd paths, empty and huge byte arrays): each gets an answer,
+    and the daemon serves a well-behaved client afterwards."""
+    import random
+    rng = random.Random(35)
+    members = {
+        "org.freedesktop.Secret.Service": ["OpenSession", "CreateCollection", "SearchItems", "Unlock", "Lock",
+                                           "GetSecrets", "ReadAlias", "SetAlias"],
+        "org.freedesktop.Secret.Collection": ["Delete", "SearchItems", "CreateItem"],
+        "org.freedesktop.Secret.Item": ["Delete", "GetSecret", "SetSecret"],
+        "org.freedesktop.Secret.Session": ["Close"],
+        "org.freedesktop.Secret.Prompt": ["Prompt", "Dismiss"],
+        "org.freedesktop.DBus.Properties": ["Get", "GetAll", "Set"],
+        UNLOCK: ["UnlockWithMasterPassword", "CreateWithMasterPassword", "ChangeWithMasterPassword"],
+    }
+    paths = ["/org/freedesktop/secrets", LOGIN, LOGIN + "/1", LOGIN + "/4294967295", LOGIN + "/x",
+             "/org/freedesktop/secrets/aliases/default", "/org/freedesktop/secrets/aliases/nothing",
+             "/org/freedesktop/secrets/collection/session", "/org/freedesktop/secrets/session/1",
+             "/org/freedesktop/secrets/prompt/1", "/org/freedesktop/secrets/collection", "/org/freedesktop/secrets/a/b/c"]
+
+    def text():
+        return rng.choice(["", "login", "default", "plain", "dh-ietf1024-sha256-aes128-cbc-pkcs7", "x" * 5000,
+                           "\u00e9\u4e2d", "org.freedesktop.Secret.Item.Label", "org.freedesktop.Secret.Item"])
+
+    def path():
+        return rng.choice(paths + ["/", "/org/freedesktop/secrets/session/99"])
+
+    def value(kind):
+        return {"s": text, "o": path, "b": lambda: rng.random() < 0.5,
+                "ay": lambda: bytes(rng.getrandbits(8) for _ in range(rng.choice([0, 1, 16, 128, 129]))),
+                "ao": lambda: [path() for _ in range(rng.randint(0, 5))],
+                "a{ss}": lambda: {text(): text() for _ in range(rng.randint(0, 4))},
+                "a{sv}": lambda: {rng.choice(["org.freedesktop.Secret.Item.Label", "org.freedesktop.Secret.Item.Attributes",
+                                              "org.freedesktop.Secret.Collection.Label", text()]):
+                                  rng.choice([("s", text()), ("a{ss}", {text(): text()}), ("u", 7)])
+                                  for _ in range(rng.randint(0, 3))},
+                "v": lambda: rng.choice([("s", text()), ("ay", bytes(rng.getrandbits(8) for _ in range(128))),
+                                         ("a{ss}", {text(): text()}), ("b", True)]),
+                "(oayays)": lambda: (path(), value("ay"), value("ay"), text())}[kind]()
+
+    shapes = [[], ["s"], ["o"], ["ao"], ["a{ss}"], ["s", "v"], ["a{sv}", "s"], ["a{sv}", "(oayays)", "b"],
+              ["(oayays)"], ["s", "s", "v"], ["s", "s"], ["ao", "o"], ["s", "o"], ["o", "(oayays)"],
+              ["a{sv}", "(oayays)"], ["o", "(oayays)", "(oayays)"]]
+    with daemon.bus.connect() as connection:
+        for _ in range(3000):
+            interface = rng.choice(list(members))
+            shape = rng.choice(shapes)
+            address = DBusAddress(rng.choice(paths), bus_name=NAME, interface=interface)
+            message = new_method_call(address, rng.choice(members[interface]), "".join(shape),
+                                      tuple(value(kind) for kind in shape))
+            reply = connection.send_and_get_reply(message, timeout=10)  # an answer, error or not
+            assert reply.header.message_type.name in ("method_return", "error")
+    assert daemon.process.poll() is None
+    with daemon.bus.connect() as connection:
+        session = plain_session(connection)
+        item = create(connection, session, {"service": "after"}, b"fine")
+        assert secret(connection, session, item)[2] == b"fine"
+
+
+def test_the_session_collection_and_collections_are_bounded(daemon):
+    session_collection = DBusAddress("/org/freedesktop/secrets/collection/session", bus_name=NAME,
+                                     interface="org.freedesktop.Secret.Collection")
+    with daemon.bus.connect() as connection:
+        session = plain_session(connection)
+        props = {"org.freedesktop.Secret.Item.Label": ("s", "big")}
+        big = b"x" * (16 * 1024 * 1024)
+        refused = None
+        for n in range(17):
+            props["org.freedesktop.Secret.Item.Attributes"] = ("a{ss}", {"n": str(n)})
+            try:
+                call(connection, session_collection, "CreateItem", "a{sv}(oayays)b", (props, (session, b"", big, "text/plain"), False))
+            except DBusError as error:
+                refused = error
+                break
+        assert refused is not None and refused.name == "org.freedesktop.DBus.Error.LimitsExceeded"
+        assert n == 15  # 15 of 16 MiB and their labels: a 16th would pass 256 MiB
+        made = 0
+        with pytest.raises(DBusError) as limit:
+            for n in range(100):
+                call(connection, SERVICE, "CreateCollection", "a{sv}s",
+                     ({"org.freedesktop.Secret.Collection.Label": ("s", f"c{n}")}, ""))
+                made += 1
+        assert limit.value.name == "org.freedesktop.DBus.Error.LimitsExceeded" and made == 64 - 2  # login, session
 
 
 # ---- signals -----------------------------------------------------------------

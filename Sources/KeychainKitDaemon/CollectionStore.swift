@@ -93,6 +93,17 @@ final class MemoryCollectionStore: CollectionStore {
         guard !isLocked else { throw ServiceError.isLocked("the session collection") }
         let edits = body(items)
         guard !edits.isEmpty else { return false }
+        var bytes = self.bytes
+        for edit in edits {
+            switch edit {
+            case let .append(item): bytes += Self.size(of: item)
+            case let .replace(index, item): bytes += Self.size(of: item) - (items[index].map(Self.size) ?? 0)
+            case .remove: break
+            }
+        }
+        guard bytes <= ServerLimits.sessionCollectionBytes else {
+            throw ServiceError.limit("the session collection holds at most \(ServerLimits.sessionCollectionBytes >> 20) MiB")
+        }
         var removed: Set<Int> = []
         for edit in edits {
             switch edit {
@@ -107,8 +118,16 @@ final class MemoryCollectionStore: CollectionStore {
             items[index]?.secret.wipe()
             items.remove(at: index)
         }
+        self.bytes = items.reduce(0) { $0 + ($1.map(Self.size) ?? 0) }
         generation &+= 1
         return true
+    }
+
+    /// What the items hold, in bytes (secrets, attributes, labels).
+    private var bytes = 0
+
+    private static func size(of item: KeyringFileItem) -> Int {
+        item.secret.count + item.label.utf8.count + item.attributes.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
     }
 
     func lock() { isLocked = true }

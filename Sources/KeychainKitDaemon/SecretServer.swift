@@ -306,6 +306,9 @@ final class SecretServer {
                 guard let object = ObjectPath(path), case .collection = object, let collection = collection(of: object) else {
                     throw ServiceError.noSuchObject(path)
                 }
+                guard aliases[alias] != nil || aliases.count < ServerLimits.aliases else {
+                    throw ServiceError.limit("at most \(ServerLimits.aliases) aliases")
+                }
                 aliases[alias] = collection.name
             }
             try reply(call) { _ throws(BusFailure) in }
@@ -339,6 +342,9 @@ final class SecretServer {
     /// alias that already names a collection returns that one.
     func createCollection(label: String, alias: String, master given: [UInt8]?) throws(ServiceError) -> ServedCollection {
         if !alias.isEmpty, let existing = aliases[alias].flatMap({ collections[$0] }) { return existing }
+        guard collections.count < ServerLimits.collections else {
+            throw ServiceError.limit("at most \(ServerLimits.collections) collections")
+        }
         guard let master = given ?? master else {
             throw ServiceError.isLocked("the login collection (its password seals new collections): unlock it first")
         }
@@ -352,7 +358,9 @@ final class SecretServer {
         let store = try FileCollectionStore(path: keyringPath(name), master: .secret(master))
         let collection = ServedCollection(name: name, label: label, store: store, created: ServedCollection.now)
         collections[name] = collection
-        if !alias.isEmpty && ObjectPath.collectionName(fromLabel: alias) == alias { aliases[alias] = name }
+        if !alias.isEmpty && ObjectPath.collectionName(fromLabel: alias) == alias && aliases.count < ServerLimits.aliases {
+            aliases[alias] = name
+        }
         emit(ObjectPath.root, "org.freedesktop.Secret.Service", "CollectionCreated", collection.path)
         emitPropertiesChanged(ObjectPath.root, "org.freedesktop.Secret.Service", ["Collections": .objectPaths(sortedCollections().map(\.path))])
         return collection

@@ -21,4 +21,11 @@ enum ServerLimits {
     static let itemsPerCall = 10_000
     /// Items in one collection.
     static let itemsPerCollection = 100_000
+    /// Bytes of secrets, attributes and labels in the `session` collection,
+    /// which lives in memory: what a keyring file may hold (the file
+    /// store's largest file) bounds a collection in a file.
+    static let sessionCollectionBytes = 256 << 20
+    /// Collections, and aliases.
+    static let collections = 64
+    static let aliases = 64
 }
