@@ -329,6 +329,40 @@ def test_a_wrong_password_at_start_is_refused(bus):
     assert started.returncode == 4 and b"opens none" in started.stderr
 
 
+def test_the_password_changes_and_only_the_new_one_opens_the_file(bus):
+    first = Daemon(bus)
+    with bus.connect() as connection:
+        session = plain_session(connection)
+        create(connection, session, {"service": "rekey"}, b"kept")
+        address = DBusAddress("/org/freedesktop/secrets", bus_name=NAME, interface=UNLOCK)
+        with pytest.raises(DBusError) as refused:
+            call(connection, address, "ChangeWithMasterPassword", "o(oayays)(oayays)",
+                 (LOGIN, (session, b"", b"not it", "text/plain"), (session, b"", b"new password", "text/plain")))
+        assert refused.value.name == "org.gnome.keyring.Error.Denied"
+        call(connection, address, "ChangeWithMasterPassword", "o(oayays)(oayays)",
+             (LOGIN, (session, b"", PASSWORD, "text/plain"), (session, b"", b"new password", "text/plain")))
+        # Still served, and what is written now is sealed with the new one.
+        create(connection, session, {"service": "rekey", "n": "2"}, b"after")
+    assert first.stop() == 0
+    read, write = os.pipe()
+    os.write(write, PASSWORD)
+    os.close(write)
+    old = subprocess.run([KEYCHAINKITD, "--master-fd", str(read)], env=bus.env, pass_fds=(read,),
+                         capture_output=True, timeout=30)
+    os.close(read)
+    assert old.returncode == 4
+    Daemon(bus, password=b"new password")
+    with bus.connect() as connection:
+        session = plain_session(connection)
+        unlocked, _ = search(connection, {"service": "rekey"})
+        assert sorted(secret(connection, session, item)[2] for item in unlocked) == [b"after", b"kept"]
+    env = {key: value for key, value in bus.env.items() if key != "DBUS_SESSION_BUS_ADDRESS"}
+    env.update(SECRET_BACKEND="file", SECRET_FILE_TEST_PATH=str(bus.data / "login.keyring"),
+               SECRET_FILE_TEST_PASSWORD="new password")
+    found = subprocess.run(["secret-tool", "search", "--all", "service", "rekey"], env=env, capture_output=True, timeout=30)
+    assert b"secret = kept" in found.stdout and b"secret = after" in found.stdout
+
+
 def test_files_are_private(daemon):
     with daemon.bus.connect() as connection:
         create(connection, plain_session(connection), {"service": "mode"}, b"v")

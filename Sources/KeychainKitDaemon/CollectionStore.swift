@@ -64,6 +64,26 @@ final class FileCollectionStore: CollectionStore {
         file = nil  // its deinit wipes what it held
     }
 
+    /// Seals the file again under `master`, once `original` proved to be
+    /// its password (the store is left unlocked).
+    func changeMaster(from original: [UInt8], to master: [UInt8]) throws(ServiceError) {
+        if let file {
+            do throws(KeychainError) {
+                _ = try FileKeychainInterface(path: path, master: .secret(original))
+            } catch .wrongMasterKey {
+                throw ServiceError.denied("the original password opens none of \(path)'s items")
+            } catch {
+                throw ServiceError.store(error, detail: FileKeychainInterface.openFailureDetail)
+            }
+            do throws(KeychainError) { try file.changeMaster(to: master) } catch {
+                throw ServiceError.store(error, detail: file.failureDetail(for: error))
+            }
+        } else {
+            try unlock(master: original)
+            try changeMaster(from: original, to: master)
+        }
+    }
+
     func unlock(master: [UInt8]) throws(ServiceError) {
         do throws(KeychainError) {
             file = try FileKeychainInterface(path: path, master: .secret(master))

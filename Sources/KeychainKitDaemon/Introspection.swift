@@ -64,6 +64,7 @@ enum Introspection {
         <interface name="org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface">
           <method name="UnlockWithMasterPassword"><arg name="collection" type="o" direction="in"/><arg name="master" type="(oayays)" direction="in"/></method>
           <method name="CreateWithMasterPassword"><arg name="attributes" type="a{sv}" direction="in"/><arg name="master" type="(oayays)" direction="in"/><arg name="collection" type="o" direction="out"/></method>
+          <method name="ChangeWithMasterPassword"><arg name="collection" type="o" direction="in"/><arg name="original" type="(oayays)" direction="in"/><arg name="master" type="(oayays)" direction="in"/></method>
         </interface>
 
         """

@@ -446,6 +446,27 @@ final class SecretServer {
             guard !password.value.isEmpty else { throw ServiceError.invalidArguments("an empty password seals nothing") }
             let collection = try createCollection(label: label, alias: "", master: password.value)
             try reply(call) { message throws(BusFailure) in try message.append(collection.path, as: "o") }
+        case "ChangeWithMasterPassword":
+            try expect(call, "o(oayays)(oayays)")
+            let path = try arguments(call) { message throws(BusFailure) in try message.readString(as: "o") }
+            var original = try readSecret(call)
+            defer { original.value.wipe() }
+            var password = try readSecret(call)
+            defer { password.value.wipe() }
+            guard let object = ObjectPath(path), let collection = collection(of: object) else { throw ServiceError.noSuchObject(path) }
+            guard let store = collection.store as? FileCollectionStore else {
+                throw ServiceError.notSupported("\(path) is kept in memory, with no password")
+            }
+            guard !password.value.isEmpty else { throw ServiceError.invalidArguments("an empty password seals nothing") }
+            let wasLocked = collection.isLocked
+            try store.changeMaster(from: original.value, to: password.value)
+            try announce(collection, try collection.sync())
+            if collection.name == Self.loginCollection {
+                forgetMaster()
+                master = password.value
+            }
+            if wasLocked { lockChanged(collection) }
+            try reply(call) { _ throws(BusFailure) in }
         default:
             throw ServiceError.notSupported("\(member) is not supported by keychainkitd")
         }

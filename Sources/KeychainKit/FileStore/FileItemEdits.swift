@@ -62,6 +62,31 @@ extension FileKeychainInterface {
         return true
     }
 
+    /// Seals every item the file's key opens again under `master`, with a
+    /// fresh salt, and uses `master` from then on (the file's password
+    /// changed: gnome-keyring's `ChangeWithMasterPassword`). Items another
+    /// master sealed are kept as they are. One write: a reader sees the
+    /// old file or the new one.
+    package func changeMaster(to master: [UInt8]) throws(KeychainError) {
+        guard !master.isEmpty else { throw .invalidArgument }
+        var sealing: KeyringFileKey?
+        try writing({ contents, _ throws(FileStoreError) in
+            let fresh = try KeyringFile.empty(now: Self.now)
+            let key = try KeyringFileKey(master: master, salt: fresh.salt, iterations: fresh.iterations)
+            for index in contents.opened.indices {
+                if let item = contents.opened[index] { contents.file.items[index] = try key.seal(item) }
+            }
+            contents.file.salt = fresh.salt
+            contents.file.iterations = fresh.iterations
+            sealing = key
+        }, written: { state in
+            // Under the same lock as the write: no call of this handle
+            // derives a key from the old master for the new salt.
+            self.master.replace(with: master)
+            state.key = sealing
+        })
+    }
+
     /// How many items the file at `path` holds, read without a key (0 when
     /// it does not exist): what a locked collection can say of itself.
     package static func sealedItemCount(at path: String) throws(KeychainError) -> Int {

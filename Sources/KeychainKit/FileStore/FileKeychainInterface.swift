@@ -24,7 +24,7 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
     /// The file's path, made absolute at open.
     public let path: String
 
-    private let master: MasterSecret
+    let master: MasterSecret
     private let lockTimeout: Int
     let state: Locked<State>
 
@@ -207,12 +207,19 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
     /// only before it changes anything. When a program that takes no lock
     /// (libsecret) replaced the file meanwhile, the change is made again on
     /// its version, a few times at most.
-    func writing(_ body: (inout FileKeyringContents, KeyringFileKey) throws(FileStoreError) -> Void) throws(KeychainError) {
+    /// `written` runs once, under the handle's lock, right after the write
+    /// that succeeded.
+    func writing(
+        _ body: (inout FileKeyringContents, KeyringFileKey) throws(FileStoreError) -> Void,
+        written: (inout State) -> Void = { _ in }
+    ) throws(KeychainError) {
         FailureDetail.set(nil)
         do throws(FileStoreError) {
             try KeyringFileSystem.withWriteLock(path, timeout: lockTimeout) { () throws(FileStoreError) in
                 for _ in 0..<Self.replaceAttempts {
-                    if try state.withLock({ state throws(FileStoreError) in try write(body, in: &state) }) { return }
+                    if try state.withLock({ state throws(FileStoreError) in try write(body, in: &state, written: written) }) {
+                        return
+                    }
                 }
                 throw FileStoreError(
                     .unknownError(code: EAGAIN, message: "\(path) kept changing under another program's writes; nothing was stored"))
@@ -230,7 +237,8 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
     /// One attempt of ``writing(_:)``; `false` when the file changed before
     /// the rename (nothing written).
     private func write(
-        _ body: (inout FileKeyringContents, KeyringFileKey) throws(FileStoreError) -> Void, in state: inout State
+        _ body: (inout FileKeyringContents, KeyringFileKey) throws(FileStoreError) -> Void, in state: inout State,
+        written: (inout State) -> Void
     ) throws(FileStoreError) -> Bool {
         try refresh(&state)
         let key = try cipher(for: state.contents!.file, in: &state)
@@ -253,6 +261,7 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
             state.versions = contents.versions
             state.contents = contents
             state.generation &+= 1
+            written(&state)
             return true
         } catch {
             if error.error == .itemNotFound {

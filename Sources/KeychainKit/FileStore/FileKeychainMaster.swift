@@ -199,6 +199,14 @@ final class MasterSecret: Sendable {
         try bytes.withLock { bytes throws(FileStoreError) in try body(bytes) }
     }
 
+    /// Becomes `new` (the file's password changed), wiping the old bytes.
+    func replace(with new: [UInt8]) {
+        bytes.withLock { bytes in
+            bytes.wipe()
+            bytes = new
+        }
+    }
+
     deinit {
         bytes.withLock { $0.wipe() }
     }
