@@ -363,6 +363,29 @@ def test_the_password_changes_and_only_the_new_one_opens_the_file(bus):
     assert b"secret = kept" in found.stdout and b"secret = after" in found.stdout
 
 
+def test_a_collection_of_another_password_starts_locked_beside_login(bus):
+    first = Daemon(bus)
+    with bus.connect() as connection:
+        session = plain_session(connection)
+        address = DBusAddress("/org/freedesktop/secrets", bus_name=NAME, interface=UNLOCK)
+        work = call(connection, address, "CreateWithMasterPassword", "a{sv}(oayays)",
+                    ({"org.freedesktop.Secret.Collection.Label": ("s", "Work")}, (session, b"", b"work pw", "text/plain")))[0]
+        assert work == "/org/freedesktop/secrets/collection/work"
+        props = {"org.freedesktop.Secret.Item.Label": ("s", "w"), "org.freedesktop.Secret.Item.Attributes": ("a{ss}", {"k": "v"})}
+        call(connection, DBusAddress(work, bus_name=NAME, interface="org.freedesktop.Secret.Collection"),
+             "CreateItem", "a{sv}(oayays)b", (props, (session, b"", b"w", "text/plain"), True))
+    first.stop()
+    Daemon(bus)  # the login password: work's file does not open with it
+    with bus.connect() as connection:
+        assert properties(connection, work, "org.freedesktop.Secret.Collection")["Locked"] is True
+        assert properties(connection, LOGIN, "org.freedesktop.Secret.Collection")["Locked"] is False
+        session = plain_session(connection)
+        call(connection, DBusAddress("/org/freedesktop/secrets", bus_name=NAME, interface=UNLOCK),
+             "UnlockWithMasterPassword", "o(oayays)", (work, (session, b"", b"work pw", "text/plain")))
+        unlocked, _ = search(connection, {"k": "v"})
+        assert [secret(connection, session, item)[2] for item in unlocked] == [b"w"]
+
+
 def test_files_are_private(daemon):
     with daemon.bus.connect() as connection:
         create(connection, plain_session(connection), {"service": "mode"}, b"v")

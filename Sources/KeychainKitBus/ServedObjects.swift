@@ -9,7 +9,7 @@ import Glibc
 /// What a server needs of the bus beyond a client's: owning a well-known
 /// name, receiving the method calls sent to a tree of objects, answering
 /// them, and hearing chosen signals — each handed to a Swift closure on
-/// the thread that drives the connection (``BusConnection/serve(until:)``).
+/// the thread that drives the connection (``BusConnection/serve(until:watching:onWatched:due:)``).
 /// sd-bus answers `org.freedesktop.DBus.Peer` itself.
 package final class BusRegistration {
 

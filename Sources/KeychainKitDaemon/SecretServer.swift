@@ -10,7 +10,8 @@ import Glibc
 /// The Secret Service on one bus connection: its collections, the
 /// clients' transfer sessions and prompts, and the answer to every call
 /// sent to an object below `/org/freedesktop/secrets`. One thread drives
-/// it (``BusConnection/serve(until:)``): calls are answered in order.
+/// it (``BusConnection/serve(until:watching:onWatched:due:)``): calls are
+/// answered in order.
 final class SecretServer {
 
     let bus: BusConnection
@@ -46,7 +47,13 @@ final class SecretServer {
             name: Self.sessionCollection, label: "Session", store: MemoryCollectionStore(), created: now)
         aliases["session"] = Self.sessionCollection
         for name in try Self.keyringNames(in: dataDirectory) + [Self.loginCollection] where collections[name] == nil {
-            let store = try FileCollectionStore(path: keyringPath(name), master: master.map { .secret($0) })
+            let store: FileCollectionStore
+            do throws(ServiceError) {
+                store = try FileCollectionStore(path: keyringPath(name), master: master.map { .secret($0) })
+            } catch where name != Self.loginCollection {
+                // Sealed with another password: locked until that one comes.
+                store = try FileCollectionStore(path: keyringPath(name), master: nil)
+            }
             collections[name] = ServedCollection(name: name, label: name == Self.loginCollection ? "Login" : name, store: store, created: now)
         }
         aliases["default"] = Self.loginCollection
