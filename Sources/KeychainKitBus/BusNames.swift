@@ -7,6 +7,11 @@ package enum BusNames {
 
     /// Error names of the bus daemon and of D-Bus peers in general.
     package enum BusError {
+        package static let failed = "org.freedesktop.DBus.Error.Failed"
+        package static let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
+        package static let limitsExceeded = "org.freedesktop.DBus.Error.LimitsExceeded"
+        package static let notSupported = "org.freedesktop.DBus.Error.NotSupported"
+        package static let propertyReadOnly = "org.freedesktop.DBus.Error.PropertyReadOnly"
         package static let unknownObject = "org.freedesktop.DBus.Error.UnknownObject"
         package static let unknownMethod = "org.freedesktop.DBus.Error.UnknownMethod"
         package static let unknownInterface = "org.freedesktop.DBus.Error.UnknownInterface"
@@ -45,6 +50,7 @@ package enum BusNames {
         package static let getNameOwner = "GetNameOwner"
         package static let getConnectionUnixProcessID = "GetConnectionUnixProcessID"
         package static let nameOwnerChanged = "NameOwnerChanged"
+        package static let nameLost = "NameLost"
     }
 
     package enum Introspectable {
@@ -62,5 +68,6 @@ package enum BusNames {
         package static let get = "Get"
         package static let getAll = "GetAll"
         package static let set = "Set"
+        package static let propertiesChanged = "PropertiesChanged"
     }
 }

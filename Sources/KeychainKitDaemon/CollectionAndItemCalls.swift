@@ -13,21 +13,21 @@ extension SecretServer {
 
     func answerCollection(_ call: BusMessage, _ member: String, _ collection: ServedCollection) throws(ServiceError) {
         switch member {
-        case "SearchItems":
+        case SecretServiceNames.Collection.searchItems:
             try expect(call, "a{ss}")
             let attributes = try arguments(call) { message throws(BusFailure) in try message.readDictionary() }
             try announce(collection, try collection.sync())
             let paths = collection.search(attributes).map(collection.itemPath)
             try reply(call) { message throws(BusFailure) in try message.append(objectPaths: paths) }
-        case "CreateItem":
+        case SecretServiceNames.Collection.createItem:
             try expect(call, "a{sv}(oayays)b")
             var label = ""
             var attributes: [String: String] = [:]
             try arguments(call) { message throws(BusFailure) in
                 try message.readProperties { name, type throws(BusFailure) in
                     switch (name, type) {
-                    case ("org.freedesktop.Secret.Item.Label", "s"): label = try message.readString()
-                    case ("org.freedesktop.Secret.Item.Attributes", "a{ss}"): attributes = try message.readDictionary()
+                    case (SecretServiceNames.Item.labelProperty, "s"): label = try message.readString()
+                    case (SecretServiceNames.Item.attributesProperty, "a{ss}"): attributes = try message.readDictionary()
                     default: return false
                     }
                     return true
@@ -49,17 +49,17 @@ extension SecretServer {
                 try message.append(collection.itemPath(number), as: "o")
                 try message.append(ObjectPath.none, as: "o")
             }
-        case "Delete":
+        case SecretServiceNames.Collection.delete:
             try expect(call, "")
             if let store = collection.store as? FileCollectionStore, unlink(store.path) != 0 && errno != ENOENT {
-                throw ServiceError(name: "org.freedesktop.DBus.Error.Failed", message: "\(store.path) could not be removed")
+                throw ServiceError(name: BusNames.BusError.failed, message: "\(store.path) could not be removed")
             }
             collection.lock()
             removeCollection(collection.name)
-            emit(ObjectPath.root, "org.freedesktop.Secret.Service", "CollectionDeleted", collection.path)
+            emit(ObjectPath.root, SecretServiceNames.Service.interface, SecretServiceNames.Service.collectionDeleted, collection.path)
             try reply(call) { message throws(BusFailure) in try message.append(ObjectPath.none, as: "o") }
         default:
-            throw ServiceError.unknownMethod("org.freedesktop.Secret.Collection", member)
+            throw ServiceError.unknownMethod(SecretServiceNames.Collection.interface, member)
         }
     }
 
@@ -67,7 +67,7 @@ extension SecretServer {
 
     func answerItem(_ call: BusMessage, _ member: String, _ collection: ServedCollection, _ number: UInt32) throws(ServiceError) {
         switch member {
-        case "GetSecret":
+        case SecretServiceNames.Item.getSecret:
             try expect(call, "o")
             let sessionPath = try arguments(call) { message throws(BusFailure) in try message.readString(as: "o") }
             let session = try session(sessionPath, of: call)
@@ -75,7 +75,7 @@ extension SecretServer {
             var secret = try found.secret(of: number)
             defer { secret.value.wipe() }
             try reply(call) { message throws(BusFailure) in try session.append(secret.value, contentType: secret.contentType, to: message) }
-        case "SetSecret":
+        case SecretServiceNames.Item.setSecret:
             try expect(call, "(oayays)")
             var secret = try readSecret(call)
             defer { secret.value.wipe() }
@@ -89,12 +89,12 @@ extension SecretServer {
                 }
             })
             try reply(call) { _ throws(BusFailure) in }
-        case "Delete":
+        case SecretServiceNames.Item.delete:
             try expect(call, "")
             try announce(collection, try unlockedItem(collection, number).delete(number))
             try reply(call) { message throws(BusFailure) in try message.append(ObjectPath.none, as: "o") }
         default:
-            throw ServiceError.unknownMethod("org.freedesktop.Secret.Item", member)
+            throw ServiceError.unknownMethod(SecretServiceNames.Item.interface, member)
         }
     }
 
@@ -124,33 +124,33 @@ extension SecretServer {
 
     func answerProperties(_ call: BusMessage, _ member: String, of object: ObjectPath) throws(ServiceError) {
         switch member {
-        case "Get":
+        case BusNames.Properties.get:
             try expect(call, "ss")
             let (interface, name) = try arguments(call) { message throws(BusFailure) in (try message.readString(), try message.readString()) }
             guard let value = try properties(of: object, interface).first(where: { $0.name == name })?.value else {
                 throw ServiceError.invalidArguments("no property \(name) of \(interface) here")
             }
             try reply(call) { message throws(BusFailure) in try message.append(variant: value) }
-        case "GetAll":
+        case BusNames.Properties.getAll:
             try expect(call, "s")
             let interface = try arguments(call) { message throws(BusFailure) in try message.readString() }
             let values = try properties(of: object, interface)
             try reply(call) { message throws(BusFailure) in try message.append(properties: values) }
-        case "Set":
+        case BusNames.Properties.set:
             try expect(call, "ssv")
             try set(call, of: object)
             try reply(call) { _ throws(BusFailure) in }
         default:
-            throw ServiceError.unknownMethod("org.freedesktop.DBus.Properties", member)
+            throw ServiceError.unknownMethod(BusNames.Properties.interface, member)
         }
     }
 
     /// The properties of `object` in `interface` (none for another interface).
     private func properties(of object: ObjectPath, _ interface: String) throws(ServiceError) -> [(name: String, value: BusValue)] {
         switch (object, interface) {
-        case (.service, "org.freedesktop.Secret.Service"):
+        case (.service, SecretServiceNames.Service.interface):
             return [("Collections", .objectPaths(sortedCollections().map(\.path)))]
-        case (.collection, "org.freedesktop.Secret.Collection"), (.alias, "org.freedesktop.Secret.Collection"):
+        case (.collection, SecretServiceNames.Collection.interface), (.alias, SecretServiceNames.Collection.interface):
             let collection = collection(of: object)!
             try announce(collection, try collection.sync())
             return [
@@ -160,7 +160,7 @@ extension SecretServer {
                 ("Created", .uint64(collection.created)),
                 ("Modified", .uint64(collection.modified)),
             ]
-        case let (.item(name, number), "org.freedesktop.Secret.Item"):
+        case let (.item(name, number), SecretServiceNames.Item.interface):
             let collection = collections[name]!
             try announce(collection, try collection.sync())
             let entry = collection.entries[number]
@@ -180,7 +180,7 @@ extension SecretServer {
     private func set(_ call: BusMessage, of object: ObjectPath) throws(ServiceError) {
         let (interface, name) = try arguments(call) { message throws(BusFailure) in (try message.readString(), try message.readString()) }
         switch (object, interface, name) {
-        case (.collection, "org.freedesktop.Secret.Collection", "Label"), (.alias, "org.freedesktop.Secret.Collection", "Label"):
+        case (.collection, SecretServiceNames.Collection.interface, "Label"), (.alias, SecretServiceNames.Collection.interface, "Label"):
             let label = try arguments(call) { message throws(BusFailure) in
                 try message.enterContainer("v", "s")
                 return try message.readString()
@@ -188,9 +188,9 @@ extension SecretServer {
             try checkText(label: label, attributes: [:])
             let collection = collection(of: object)!
             collection.label = label
-            emitPropertiesChanged(collection.path, "org.freedesktop.Secret.Collection", ["Label": .string(label)])
-            emit(ObjectPath.root, "org.freedesktop.Secret.Service", "CollectionChanged", collection.path)
-        case let (.item(collectionName, number), "org.freedesktop.Secret.Item", "Label"):
+            emitPropertiesChanged(collection.path, SecretServiceNames.Collection.interface, ["Label": .string(label)])
+            emit(ObjectPath.root, SecretServiceNames.Service.interface, SecretServiceNames.Service.collectionChanged, collection.path)
+        case let (.item(collectionName, number), SecretServiceNames.Item.interface, "Label"):
             let label = try arguments(call) { message throws(BusFailure) in
                 try message.enterContainer("v", "s")
                 return try message.readString()
@@ -198,7 +198,7 @@ extension SecretServer {
             try checkText(label: label, attributes: [:])
             let collection = try unlockedItem(collections[collectionName]!, number)
             try announce(collection, try collection.update(number) { $0.label = label })
-        case let (.item(collectionName, number), "org.freedesktop.Secret.Item", "Attributes"):
+        case let (.item(collectionName, number), SecretServiceNames.Item.interface, "Attributes"):
             let attributes = try arguments(call) { message throws(BusFailure) in
                 try message.enterContainer("v", "a{ss}")
                 return try message.readDictionary()
@@ -211,7 +211,7 @@ extension SecretServer {
                 item.attributes[ServedCollection.contentTypeAttribute] = contentType
             })
         default:
-            throw ServiceError(name: "org.freedesktop.DBus.Error.PropertyReadOnly", message: "\(interface).\(name) cannot be set here")
+            throw ServiceError(name: BusNames.BusError.propertyReadOnly, message: "\(interface).\(name) cannot be set here")
         }
     }
 }

@@ -69,13 +69,12 @@ final class SecretServer {
     /// prompts end) and the name taken from us (`onNameLost`).
     func start(onNameLost: @escaping () -> Void) throws(BusFailure) {
         registrations.append(try bus.serveObjects(under: ObjectPath.root) { [unowned self] call in handle(call) })
-        let owners = "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-            + "interface='org.freedesktop.DBus',member='NameOwnerChanged'"
+        let daemon = "type='signal',sender='\(BusNames.Bus.name)',path='\(BusNames.Bus.path)',interface='\(BusNames.Bus.interface)'"
+        let owners = daemon + ",member='\(BusNames.Bus.nameOwnerChanged)'"
         registrations.append(try bus.watch(owners) { [unowned self] signal in clientLeft(signal) })
-        let lost = "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-            + "interface='org.freedesktop.DBus',member='NameLost'"
+        let lost = daemon + ",member='\(BusNames.Bus.nameLost)'"
         registrations.append(try bus.watch(lost) { signal in
-            if (try? signal.readString()) == "org.freedesktop.secrets" { onNameLost() }
+            if (try? signal.readString()) == SecretServiceNames.busName { onNameLost() }
         })
     }
 
@@ -86,7 +85,7 @@ final class SecretServer {
     static func keyringNames(in directory: String) throws(ServiceError) -> [String] {
         guard let dir = opendir(directory) else {
             if errno == ENOENT { return [] }
-            throw ServiceError(name: "org.freedesktop.DBus.Error.Failed", message: "cannot read \(directory)")
+            throw ServiceError(name: BusNames.BusError.failed, message: "cannot read \(directory)")
         }
         defer { closedir(dir) }
         var names: [String] = []
@@ -115,28 +114,28 @@ final class SecretServer {
         let member = call.member ?? ""
         guard let object = ObjectPath(path), exists(object) else { throw ServiceError.noSuchObject(path) }
         switch interface {
-        case "org.freedesktop.DBus.Introspectable" where member == "Introspect":
+        case BusNames.Introspectable.interface where member == BusNames.Introspectable.introspect:
             try expect(call, "")
             try reply(call) { message throws(BusFailure) in try message.append(Introspection.xml(for: object, children: children(of: object))) }
-        case "org.freedesktop.DBus.Properties":
+        case BusNames.Properties.interface:
             try answerProperties(call, member, of: object)
-        case "org.freedesktop.Secret.Service" where object == .service:
+        case SecretServiceNames.Service.interface where object == .service:
             try answerService(call, member)
-        case "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface" where object == .service:
+        case SecretServiceNames.MasterPassword.interface where object == .service:
             try answerMasterPassword(call, member)
-        case "org.freedesktop.Secret.Collection":
+        case SecretServiceNames.Collection.interface:
             guard let collection = collection(of: object), !isItem(object) else { throw ServiceError.unknownMethod(interface, member) }
             try answerCollection(call, member, collection)
-        case "org.freedesktop.Secret.Item":
+        case SecretServiceNames.Item.interface:
             guard case let .item(name, number) = object else { throw ServiceError.unknownMethod(interface, member) }
             try answerItem(call, member, collections[name]!, number)
-        case "org.freedesktop.Secret.Session" where member == "Close":
+        case SecretServiceNames.Session.interface where member == SecretServiceNames.Session.close:
             guard case let .session(number) = object else { throw ServiceError.unknownMethod(interface, member) }
             try expect(call, "")
             _ = try session(path, of: call)
             sessions[number] = nil
             try reply(call) { _ throws(BusFailure) in }
-        case "org.freedesktop.Secret.Prompt":
+        case SecretServiceNames.Prompt.interface:
             guard case let .prompt(number) = object else { throw ServiceError.unknownMethod(interface, member) }
             try answerPrompt(call, member, number)
         default:
@@ -192,7 +191,7 @@ final class SecretServer {
             try fill(message)
             try bus.send(message)
         } catch {
-            throw ServiceError(name: "org.freedesktop.DBus.Error.Failed", message: "the answer could not be sent: \(error.message)")
+            throw ServiceError(name: BusNames.BusError.failed, message: "the answer could not be sent: \(error.message)")
         }
     }
 
@@ -215,7 +214,7 @@ final class SecretServer {
 
     private func answerService(_ call: BusMessage, _ member: String) throws(ServiceError) {
         switch member {
-        case "OpenSession":
+        case SecretServiceNames.Service.openSession:
             try expect(call, "sv")
             let algorithm = try arguments(call) { message throws(BusFailure) in try message.readString() }
             let owner = call.sender ?? ""
@@ -236,7 +235,7 @@ final class SecretServer {
                 }
                 try message.append(session.path, as: "o")
             }
-        case "SearchItems":
+        case SecretServiceNames.Service.searchItems:
             try expect(call, "a{ss}")
             let attributes = try arguments(call) { message throws(BusFailure) in try message.readDictionary() }
             var unlocked: [String] = []
@@ -250,7 +249,7 @@ final class SecretServer {
                 try message.append(objectPaths: unlocked)
                 try message.append(objectPaths: locked)
             }
-        case "GetSecrets":
+        case SecretServiceNames.Service.getSecrets:
             try expect(call, "aoo")
             let (paths, sessionPath) = try arguments(call) { message throws(BusFailure) in
                 (try message.readObjectPaths(), try message.readString(as: "o"))
@@ -279,10 +278,10 @@ final class SecretServer {
                 }
                 try message.closeContainer()
             }
-        case "Unlock", "Lock":
+        case SecretServiceNames.Service.unlock, SecretServiceNames.Service.lock:
             try expect(call, "ao")
             let paths = try arguments(call) { message throws(BusFailure) in try message.readObjectPaths() }
-            let (done, pending) = try member == "Lock" ? lock(paths) : unlock(paths)
+            let (done, pending) = try member == SecretServiceNames.Service.lock ? lock(paths) : unlock(paths)
             var promptPath = ObjectPath.none
             if !pending.isEmpty {
                 let waiting = paths.filter { path in
@@ -294,12 +293,12 @@ final class SecretServer {
                 try message.append(objectPaths: done)
                 try message.append(promptPath, as: "o")
             }
-        case "ReadAlias":
+        case SecretServiceNames.Service.readAlias:
             try expect(call, "s")
             let alias = try arguments(call) { message throws(BusFailure) in try message.readString() }
             let path = aliases[alias].flatMap { collections[$0]?.path } ?? ObjectPath.none
             try reply(call) { message throws(BusFailure) in try message.append(path, as: "o") }
-        case "SetAlias":
+        case SecretServiceNames.Service.setAlias:
             try expect(call, "so")
             let (alias, path) = try arguments(call) { message throws(BusFailure) in
                 (try message.readString(), try message.readString(as: "o"))
@@ -319,12 +318,12 @@ final class SecretServer {
                 aliases[alias] = collection.name
             }
             try reply(call) { _ throws(BusFailure) in }
-        case "CreateCollection":
+        case SecretServiceNames.Service.createCollection:
             try expect(call, "a{sv}s")
             var label = ""
             let alias = try arguments(call) { message throws(BusFailure) in
                 try message.readProperties { name, type throws(BusFailure) in
-                    guard name == "org.freedesktop.Secret.Collection.Label", type == "s" else { return false }
+                    guard name == SecretServiceNames.Collection.labelProperty, type == "s" else { return false }
                     label = try message.readString()
                     return true
                 }
@@ -336,7 +335,7 @@ final class SecretServer {
                 try message.append(ObjectPath.none, as: "o")
             }
         default:
-            throw ServiceError.unknownMethod("org.freedesktop.Secret.Service", member)
+            throw ServiceError.unknownMethod(SecretServiceNames.Service.interface, member)
         }
     }
 
@@ -368,8 +367,8 @@ final class SecretServer {
         if !alias.isEmpty && ObjectPath.collectionName(fromLabel: alias) == alias && aliases.count < ServerLimits.aliases {
             aliases[alias] = name
         }
-        emit(ObjectPath.root, "org.freedesktop.Secret.Service", "CollectionCreated", collection.path)
-        emitPropertiesChanged(ObjectPath.root, "org.freedesktop.Secret.Service", ["Collections": .objectPaths(sortedCollections().map(\.path))])
+        emit(ObjectPath.root, SecretServiceNames.Service.interface, SecretServiceNames.Service.collectionCreated, collection.path)
+        emitPropertiesChanged(ObjectPath.root, SecretServiceNames.Service.interface, ["Collections": .objectPaths(sortedCollections().map(\.path))])
         return collection
     }
 
@@ -414,8 +413,8 @@ final class SecretServer {
 
     /// Announces that `collection` locked or unlocked.
     func lockChanged(_ collection: ServedCollection) {
-        emitPropertiesChanged(collection.path, "org.freedesktop.Secret.Collection", ["Locked": .bool(collection.isLocked)])
-        emit(ObjectPath.root, "org.freedesktop.Secret.Service", "CollectionChanged", collection.path)
+        emitPropertiesChanged(collection.path, SecretServiceNames.Collection.interface, ["Locked": .bool(collection.isLocked)])
+        emit(ObjectPath.root, SecretServiceNames.Service.interface, SecretServiceNames.Service.collectionChanged, collection.path)
         if !collection.isLocked { completePrompts() }
     }
 
@@ -423,7 +422,7 @@ final class SecretServer {
 
     private func answerMasterPassword(_ call: BusMessage, _ member: String) throws(ServiceError) {
         switch member {
-        case "UnlockWithMasterPassword":
+        case SecretServiceNames.MasterPassword.unlock:
             try expect(call, "o(oayays)")
             let path = try arguments(call) { message throws(BusFailure) in try message.readString(as: "o") }
             var password = try readSecret(call)
@@ -438,12 +437,12 @@ final class SecretServer {
                 lockChanged(collection)
             }
             try reply(call) { _ throws(BusFailure) in }
-        case "CreateWithMasterPassword":
+        case SecretServiceNames.MasterPassword.create:
             try expect(call, "a{sv}(oayays)")
             var label = ""
             try arguments(call) { message throws(BusFailure) in
                 try message.readProperties { name, type throws(BusFailure) in
-                    guard name == "org.freedesktop.Secret.Collection.Label", type == "s" else { return false }
+                    guard name == SecretServiceNames.Collection.labelProperty, type == "s" else { return false }
                     label = try message.readString()
                     return true
                 }
@@ -453,7 +452,7 @@ final class SecretServer {
             guard !password.value.isEmpty else { throw ServiceError.invalidArguments("an empty password seals nothing") }
             let collection = try createCollection(label: label, alias: "", master: password.value)
             try reply(call) { message throws(BusFailure) in try message.append(collection.path, as: "o") }
-        case "ChangeWithMasterPassword":
+        case SecretServiceNames.MasterPassword.change:
             try expect(call, "o(oayays)(oayays)")
             let path = try arguments(call) { message throws(BusFailure) in try message.readString(as: "o") }
             var original = try readSecret(call)
@@ -522,7 +521,7 @@ final class SecretServer {
             throw ServiceError.noSuchObject(call.path ?? "")
         }
         switch member {
-        case "Prompt":
+        case SecretServiceNames.Prompt.prompt:
             try expect(call, "s")
             try reply(call) { _ throws(BusFailure) in }
             // Nothing to show: the prompt completes when a terminal
@@ -532,12 +531,12 @@ final class SecretServer {
             let names = prompt.collections.joined(separator: " ")
             complain("a client (\(prompt.owner)) waits for \(names) to be unlocked: run 'keychainkit unlock \(names)'")
             completePrompts()
-        case "Dismiss":
+        case SecretServiceNames.Prompt.dismiss:
             try expect(call, "")
             try reply(call) { _ throws(BusFailure) in }
             complete(prompt, dismissed: true)
         default:
-            throw ServiceError.unknownMethod("org.freedesktop.Secret.Prompt", member)
+            throw ServiceError.unknownMethod(SecretServiceNames.Prompt.interface, member)
         }
     }
 
@@ -577,7 +576,7 @@ final class SecretServer {
         prompts[prompt.number] = nil
         let unlocked = dismissed ? [] : prompt.objects.filter { ObjectPath($0).flatMap(collection(of:)).map { !$0.isLocked } ?? false }
         do throws(BusFailure) {
-            let signal = try bus.signal(ObjectPath.prompt(prompt.number).path, "org.freedesktop.Secret.Prompt", "Completed")
+            let signal = try bus.signal(ObjectPath.prompt(prompt.number).path, SecretServiceNames.Prompt.interface, SecretServiceNames.Prompt.completed)
             try signal.append(dismissed)
             try signal.append(variant: .objectPaths(unlocked))
             try signal.setDestination(prompt.owner)
@@ -592,13 +591,13 @@ final class SecretServer {
         guard !changes.isEmpty else { return }
         for change in changes {
             switch change {
-            case let .created(number): emit(collection.path, "org.freedesktop.Secret.Collection", "ItemCreated", collection.itemPath(number))
-            case let .deleted(number): emit(collection.path, "org.freedesktop.Secret.Collection", "ItemDeleted", collection.itemPath(number))
-            case let .changed(number): emit(collection.path, "org.freedesktop.Secret.Collection", "ItemChanged", collection.itemPath(number))
+            case let .created(number): emit(collection.path, SecretServiceNames.Collection.interface, SecretServiceNames.Collection.itemCreated, collection.itemPath(number))
+            case let .deleted(number): emit(collection.path, SecretServiceNames.Collection.interface, SecretServiceNames.Collection.itemDeleted, collection.itemPath(number))
+            case let .changed(number): emit(collection.path, SecretServiceNames.Collection.interface, SecretServiceNames.Collection.itemChanged, collection.itemPath(number))
             }
         }
         if changes.contains(where: { if case .changed = $0 { false } else { true } }) {
-            emitPropertiesChanged(collection.path, "org.freedesktop.Secret.Collection",
+            emitPropertiesChanged(collection.path, SecretServiceNames.Collection.interface,
                                   ["Items": .objectPaths(collection.numbers().map(collection.itemPath))])
         }
     }
@@ -615,7 +614,7 @@ final class SecretServer {
     /// Emits `org.freedesktop.DBus.Properties.PropertiesChanged`.
     func emitPropertiesChanged(_ object: String, _ interface: String, _ changed: KeyValuePairs<String, BusValue>) {
         do throws(BusFailure) {
-            let signal = try bus.signal(object, "org.freedesktop.DBus.Properties", "PropertiesChanged")
+            let signal = try bus.signal(object, BusNames.Properties.interface, BusNames.Properties.propertiesChanged)
             try signal.append(interface)
             try signal.append(properties: changed.map { ($0.key, $0.value) })
             try signal.openContainer("a", "s")

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import KeychainKit
+import KeychainKitBus
 
 #if canImport(Glibc)
 import Glibc
@@ -229,7 +230,7 @@ final class ServedCollection {
             return [.append(KeyringFileItem(attributes: stored, label: label, created: now, modified: now, secret: secret))]
         }
         guard writtenIndex < numberAtIndex.count, let number = numberAtIndex[writtenIndex] else {
-            throw ServiceError(name: "org.freedesktop.DBus.Error.Failed", message: "the item was written but could not be found again")
+            throw ServiceError(name: BusNames.BusError.failed, message: "the item was written but could not be found again")
         }
         return (number, changes)
     }

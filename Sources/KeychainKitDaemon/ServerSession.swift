@@ -56,7 +56,7 @@ final class ServerSession {
                 throw ServiceError.invalidArguments("a public key of \(peer.count) bytes")
             }
             guard let pair = keychainkit_dh_keypair_new() else {
-                throw ServiceError(name: "org.freedesktop.DBus.Error.Failed", message: "no key pair could be made")
+                throw ServiceError(name: BusNames.BusError.failed, message: "no key pair could be made")
             }
             defer { keychainkit_dh_keypair_free(pair) }
             var ours = [UInt8](repeating: 0, count: Int(KEYCHAINKIT_DH_BYTES))

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import KeychainKit
+import KeychainKitBus
 
 /// The D-Bus error a call is answered with: a name clients act on and a
 /// message for people, never holding a secret.
@@ -8,42 +9,42 @@ struct ServiceError: Error {
     let message: String
 
     static func noSuchObject(_ path: String) -> ServiceError {
-        ServiceError(name: "org.freedesktop.Secret.Error.NoSuchObject", message: "no such object: \(path)")
+        ServiceError(name: SecretServiceNames.Error.noSuchObject, message: "no such object: \(path)")
     }
 
     static func isLocked(_ path: String) -> ServiceError {
-        ServiceError(name: "org.freedesktop.Secret.Error.IsLocked", message: "\(path) is locked")
+        ServiceError(name: SecretServiceNames.Error.isLocked, message: "\(path) is locked")
     }
 
     static func noSession(_ path: String) -> ServiceError {
-        ServiceError(name: "org.freedesktop.Secret.Error.NoSession", message: "no session \(path) of this connection")
+        ServiceError(name: SecretServiceNames.Error.noSession, message: "no session \(path) of this connection")
     }
 
     static func invalidArguments(_ message: String) -> ServiceError {
-        ServiceError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: message)
+        ServiceError(name: BusNames.BusError.invalidArgs, message: message)
     }
 
     static func notSupported(_ message: String) -> ServiceError {
-        ServiceError(name: "org.freedesktop.DBus.Error.NotSupported", message: message)
+        ServiceError(name: BusNames.BusError.notSupported, message: message)
     }
 
     static func unknownMethod(_ interface: String, _ member: String) -> ServiceError {
-        ServiceError(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "no method \(member) of \(interface) here")
+        ServiceError(name: BusNames.BusError.unknownMethod, message: "no method \(member) of \(interface) here")
     }
 
     static func limit(_ message: String) -> ServiceError {
-        ServiceError(name: "org.freedesktop.DBus.Error.LimitsExceeded", message: message)
+        ServiceError(name: BusNames.BusError.limitsExceeded, message: message)
     }
 
     /// gnome-keyring's answer to a wrong master password.
     static func denied(_ message: String) -> ServiceError {
-        ServiceError(name: "org.gnome.keyring.Error.Denied", message: message)
+        ServiceError(name: SecretServiceNames.MasterPassword.denied, message: message)
     }
 
     /// The file store failed: what it says, with its detail (a path and a
     /// cause; never a secret).
     static func store(_ error: KeychainError, detail: String?) -> ServiceError {
         let text = error.description + (detail.map { ": \($0)" } ?? "")
-        return ServiceError(name: "org.freedesktop.DBus.Error.Failed", message: text)
+        return ServiceError(name: BusNames.BusError.failed, message: text)
     }
 }

@@ -89,7 +89,7 @@ func run() -> Int32 {
             var byte: UInt8 = 2
             _ = write(stopPipe[1], &byte, 1)
         }
-        let name = "org.freedesktop.secrets"
+        let name = SecretServiceNames.busName
         if try bus.requestName(name, replacing: options.replace) == .taken {
             let pid = (try? bus.processID(of: name)).map { " (process \($0))" } ?? ""
             complain("another service owns \(name)\(pid): stop it, or run keychainkitd --replace")

@@ -4,13 +4,13 @@ import KeychainKitBus
 /// The names of the Secret Service protocol and of the bus that carries it,
 /// written once (as libsecret's `secret-private.h` does). See the
 /// freedesktop Secret Service API specification.
-enum SecretServiceNames {
+package enum SecretServiceNames {
 
     /// The well-known bus name a Secret Service provider owns.
-    static let busName = "org.freedesktop.secrets"
+    package static let busName = "org.freedesktop.secrets"
 
     /// The object path of the service object.
-    static let servicePath = "/org/freedesktop/secrets"
+    package static let servicePath = "/org/freedesktop/secrets"
 
     /// The object path of the collection that `alias` (e.g. `default`, `session`) names.
     static func aliasPath(_ alias: String) -> String { "\(servicePath)/aliases/\(alias)" }
@@ -31,91 +31,102 @@ enum SecretServiceNames {
         }
     }
 
-    enum Service {
-        static let interface = "org.freedesktop.Secret.Service"
-        static let openSession = "OpenSession"
-        static let searchItems = "SearchItems"
-        static let getSecrets = "GetSecrets"
-        static let readAlias = "ReadAlias"
-        static let unlock = "Unlock"
-        static let lock = "Lock"
-        static let collectionsProperty = "Collections"
-        static let collectionDeleted = "CollectionDeleted"
+    package enum Service {
+        package static let interface = "org.freedesktop.Secret.Service"
+        package static let openSession = "OpenSession"
+        package static let searchItems = "SearchItems"
+        package static let getSecrets = "GetSecrets"
+        package static let readAlias = "ReadAlias"
+        package static let unlock = "Unlock"
+        package static let lock = "Lock"
+        package static let collectionsProperty = "Collections"
+        package static let collectionDeleted = "CollectionDeleted"
+        package static let collectionCreated = "CollectionCreated"
+        package static let collectionChanged = "CollectionChanged"
+        package static let createCollection = "CreateCollection"
+        package static let setAlias = "SetAlias"
     }
 
-    enum Collection {
-        static let interface = "org.freedesktop.Secret.Collection"
-        static let createItem = "CreateItem"
-        static let itemCreated = "ItemCreated"
-        static let itemDeleted = "ItemDeleted"
-        static let itemChanged = "ItemChanged"
-        static let itemsProperty = "Items"
-        static let lockedProperty = "Locked"
+    package enum Collection {
+        package static let interface = "org.freedesktop.Secret.Collection"
+        package static let createItem = "CreateItem"
+        package static let searchItems = "SearchItems"
+        package static let delete = "Delete"
+        package static let itemCreated = "ItemCreated"
+        package static let itemDeleted = "ItemDeleted"
+        package static let itemChanged = "ItemChanged"
+        package static let itemsProperty = "Items"
+        package static let lockedProperty = "Locked"
+        package static let labelProperty = "org.freedesktop.Secret.Collection.Label"
     }
 
-    enum Item {
-        static let interface = "org.freedesktop.Secret.Item"
-        static let getSecret = "GetSecret"
-        static let setSecret = "SetSecret"
-        static let delete = "Delete"
-        static let labelProperty = "org.freedesktop.Secret.Item.Label"
-        static let attributesProperty = "org.freedesktop.Secret.Item.Attributes"
-        static let modified = "Modified"
-        static let created = "Created"
-        static let attributes = "Attributes"
-        static let label = "Label"
-        static let locked = "Locked"
+    package enum Item {
+        package static let interface = "org.freedesktop.Secret.Item"
+        package static let getSecret = "GetSecret"
+        package static let setSecret = "SetSecret"
+        package static let delete = "Delete"
+        package static let labelProperty = "org.freedesktop.Secret.Item.Label"
+        package static let attributesProperty = "org.freedesktop.Secret.Item.Attributes"
+        package static let modified = "Modified"
+        package static let created = "Created"
+        package static let attributes = "Attributes"
+        package static let label = "Label"
+        package static let locked = "Locked"
     }
 
     /// KeychainKit's own signal: `Item.SetSecret` makes the services send
     /// nothing, so after updating an item in place a writer announces it.
     enum Changes {
-        static let path = "/io/github/keychainkit"
-        static let interface = "io.github.keychainkit.Changes"
+        package static let path = "/io/github/keychainkit"
+        package static let interface = "io.github.keychainkit.Changes"
         /// `SecretChanged(o item)`: the item's secret was replaced in place.
-        static let secretChanged = "SecretChanged"
+        package static let secretChanged = "SecretChanged"
     }
 
-    enum Session {
-        static let interface = "org.freedesktop.Secret.Session"
-        static let close = "Close"
+    package enum Session {
+        package static let interface = "org.freedesktop.Secret.Session"
+        package static let close = "Close"
     }
 
     /// gnome-keyring's private interface on the service object, which
     /// seahorse uses and oo7-daemon also implements: a collection unlocked
     /// with its password, no dialog.
-    enum MasterPassword {
-        static let interface = "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"
-        static let unlock = "UnlockWithMasterPassword"
+    package enum MasterPassword {
+        package static let interface = "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"
+        package static let unlock = "UnlockWithMasterPassword"
+        /// gnome-keyring's answer to a wrong password.
+        package static let denied = "org.gnome.keyring.Error.Denied"
+        package static let create = "CreateWithMasterPassword"
+        package static let change = "ChangeWithMasterPassword"
     }
 
-    enum Prompt {
-        static let interface = "org.freedesktop.Secret.Prompt"
-        static let prompt = "Prompt"
-        static let dismiss = "Dismiss"
-        static let completed = "Completed"
+    package enum Prompt {
+        package static let interface = "org.freedesktop.Secret.Prompt"
+        package static let prompt = "Prompt"
+        package static let dismiss = "Dismiss"
+        package static let completed = "Completed"
     }
 
     /// Transfer-session algorithms, preferred first.
-    enum Algorithm {
-        static let encrypted = "dh-ietf1024-sha256-aes128-cbc-pkcs7"
-        static let plain = "plain"
+    package enum Algorithm {
+        package static let encrypted = "dh-ietf1024-sha256-aes128-cbc-pkcs7"
+        package static let plain = "plain"
     }
 
     /// The attributes that identify a key, shared with Python `keyring`,
     /// go-keyring and keyring-rs, and libsecret's schema attribute.
     enum Attribute {
-        static let service = ItemSchema.keychainKitPassword.attributeNames[0]
-        static let account = ItemSchema.keychainKitPassword.attributeNames[1]
-        static let schema = ItemSchema.schemaAttribute
+        package static let service = ItemSchema.keychainKitPassword.attributeNames[0]
+        package static let account = ItemSchema.keychainKitPassword.attributeNames[1]
+        package static let schema = ItemSchema.schemaAttribute
     }
 
     /// Error names the Secret Service and the bus answer with.
-    enum Error {
-        static let isLocked = "org.freedesktop.Secret.Error.IsLocked"
-        static let noSession = "org.freedesktop.Secret.Error.NoSession"
-        static let noSuchObject = "org.freedesktop.Secret.Error.NoSuchObject"
-        static let notSupported = "org.freedesktop.DBus.Error.NotSupported"
+    package enum Error {
+        package static let isLocked = "org.freedesktop.Secret.Error.IsLocked"
+        package static let noSession = "org.freedesktop.Secret.Error.NoSession"
+        package static let noSuchObject = "org.freedesktop.Secret.Error.NoSuchObject"
+        package static let notSupported = BusNames.BusError.notSupported
     }
 
     /// The bus's own names (``BusNames``): the bus daemon, its errors and
