@@ -106,6 +106,15 @@ def test_sigkill_during_writes_loses_no_acknowledged_write(bus):
     again.stop()
 
 
+def test_no_session_bus_is_a_clear_error_at_once(tmp_path):
+    env = {key: value for key, value in os.environ.items() if key not in ("DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR")}
+    env.update(HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path / "data"))
+    started = time.monotonic()
+    done = subprocess.run([KEYCHAINKITD], env=env, capture_output=True, timeout=30)
+    assert done.returncode == 3 and b"no session bus" in done.stderr
+    assert time.monotonic() - started < 5
+
+
 # ---- sessions and limits ----------------------------------------------------
 
 def test_a_session_serves_only_the_connection_that_opened_it(daemon):
@@ -118,6 +127,31 @@ def test_a_session_serves_only_the_connection_that_opened_it(daemon):
         with pytest.raises(DBusError):
             call(other, SERVICE, "GetSecrets", "aoo", ([item], session))
         assert secret(owner, session, item)[2] == b"secret"
+
+
+def test_a_forged_client_left_signal_ends_no_session(daemon):
+    """NameOwnerChanged and NameLost are believed from the bus daemon only:
+    another peer that sends them straight to the daemon ends no client's
+    session and not the daemon (a forged NameOwnerChanged ended the
+    victim's session before the sender was checked)."""
+    from jeepney import new_signal
+    from jeepney.low_level import HeaderFields
+    with daemon.bus.connect() as victim, daemon.bus.connect() as forger:
+        session = plain_session(victim)
+        item = create(victim, session, {"service": "forged"}, b"kept")
+        owner = call(forger, DBusAddress("/org/freedesktop/DBus", bus_name="org.freedesktop.DBus",
+                                         interface="org.freedesktop.DBus"), "GetNameOwner", "s", (NAME,))[0]
+        forged = new_signal(DBusAddress("/org/freedesktop/DBus", interface="org.freedesktop.DBus"),
+                            "NameOwnerChanged", "sss", (victim.unique_name, victim.unique_name, ""))
+        forged.header.fields[HeaderFields.destination] = owner  # the daemon itself
+        forger.send(forged)
+        # Nor does a forged NameLost of its own name end the daemon.
+        lost = new_signal(DBusAddress("/org/freedesktop/DBus", interface="org.freedesktop.DBus"), "NameLost", "s", (NAME,))
+        lost.header.fields[HeaderFields.destination] = owner
+        forger.send(lost)
+        call(forger, SERVICE, "ReadAlias", "s", ("default",))  # the forgeries were handled before this
+        assert secret(victim, session, item)[2] == b"kept"
+        assert daemon.process.poll() is None
 
 
 def test_sessions_end_when_their_client_leaves_and_are_capped_per_client(daemon):

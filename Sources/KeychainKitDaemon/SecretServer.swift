@@ -71,10 +71,15 @@ final class SecretServer {
         registrations.append(try bus.serveObjects(under: ObjectPath.root) { [unowned self] call in handle(call) })
         let daemon = "type='signal',sender='\(BusNames.Bus.name)',path='\(BusNames.Bus.path)',interface='\(BusNames.Bus.interface)'"
         let owners = daemon + ",member='\(BusNames.Bus.nameOwnerChanged)'"
-        registrations.append(try bus.watch(owners) { [unowned self] signal in clientLeft(signal) })
+        // The rules' sender is a well-known name, which sd-bus cannot match
+        // locally: a peer may send these signals straight to us. Believed
+        // only from the bus daemon (as GLib checks since CVE-2024-34397).
+        registrations.append(try bus.watch(owners) { [unowned self] signal in
+            if signal.sender == BusNames.Bus.name { clientLeft(signal) }
+        })
         let lost = daemon + ",member='\(BusNames.Bus.nameLost)'"
         registrations.append(try bus.watch(lost) { signal in
-            if (try? signal.readString()) == SecretServiceNames.busName { onNameLost() }
+            if signal.sender == BusNames.Bus.name, (try? signal.readString()) == SecretServiceNames.busName { onNameLost() }
         })
     }
 
