@@ -46,10 +46,12 @@ let package = Package(
         .target(
             name: "CKeychainKitKernel"
         ),
-        // What every layer stands on: the monotonic clock's deadlines and
-        // open files' identities. No Foundation.
+        // What every layer stands on: the monotonic clock's deadlines, open
+        // files' identities, locks, secret bytes and their wiping, the AES
+        // key. No Foundation.
         .target(
-            name: "KeychainKitSystem"
+            name: "KeychainKitSystem",
+            dependencies: ["CKeychainKitCrypto"]
         ),
         // The bus: sd-bus connections, messages, pipelined calls, signals
         // and their senders, the names of D-Bus itself, BusFailure. Knows
@@ -58,11 +60,44 @@ let package = Package(
             name: "KeychainKitBus",
             dependencies: ["CSDBus", "KeychainKitSystem"]
         ),
-        // The Swift core: Keychain, errors, observation, the backends (the
-        // Secret Service's protocol client among them). No Foundation.
+        // The contract every backend keeps: errors, the interface protocol,
+        // changes and their observation, items and their schemas, and the
+        // in-memory backend.
+        .target(
+            name: "KeychainKitCore",
+            dependencies: ["KeychainKitSystem"]
+        ),
+        // The Secret Service protocol on the bus: its names, the secret
+        // struct, the transfer session, prompts and the client's calls,
+        // which read items as the core describes them. Knows no backend:
+        // keychainkitd speaks it too.
+        .target(
+            name: "KeychainKitSecretService",
+            dependencies: ["KeychainKitCore", "KeychainKitBus", "KeychainKitSystem", "CKeychainKitCrypto"]
+        ),
+        // The backends, one module each, on the core.
+        // The Secret Service's client backend, on the protocol.
+        .target(
+            name: "KeychainKitSecretServiceBackend",
+            dependencies: ["KeychainKitCore", "KeychainKitSecretService", "KeychainKitBus", "KeychainKitSystem"]
+        ),
+        // The kernel keyring (keyctl), in the session or user keyring.
+        .target(
+            name: "KeychainKitKernelKeyring",
+            dependencies: ["KeychainKitCore", "KeychainKitSystem", "CKeychainKitKernel"]
+        ),
+        // The encrypted keyring file (libsecret's and oo7's format), its
+        // masters (one cached in the kernel keyring), and the Secret portal
+        // that gives a sandbox its master.
+        .target(
+            name: "KeychainKitFileStore",
+            dependencies: ["KeychainKitCore", "KeychainKitKernelKeyring", "KeychainKitBus", "KeychainKitSystem", "CKeychainKitCrypto"]
+        ),
+        // The Swift API: Keychain, the default store, migration, typed keys,
+        // server logins; re-exports the core and the backends. No Foundation.
         .target(
             name: "KeychainKit",
-            dependencies: ["KeychainKitBus", "KeychainKitSystem", "CKeychainKitCrypto", "CKeychainKitKernel"]
+            dependencies: ["KeychainKitCore", "KeychainKitSecretService", "KeychainKitSecretServiceBackend", "KeychainKitFileStore", "KeychainKitKernelKeyring", "KeychainKitBus", "KeychainKitSystem"]
         ),
         // C parts of the C ABI: status strings, the thread-local error
         // message, secret buffers, the version.
@@ -73,7 +108,7 @@ let package = Package(
         // kk_status_string: shared by the C exports and the tool's exit codes.
         .target(
             name: "KeychainKitStatus",
-            dependencies: ["KeychainKit", "CKeychainKitSupport"]
+            dependencies: ["KeychainKitCore", "CKeychainKitSupport"]
         ),
         // The @c exports of the C ABI: argument checks over the core,
         // nothing more.
@@ -102,7 +137,7 @@ let package = Package(
         // its collections kept by the file store.
         .executableTarget(
             name: "KeychainKitDaemon",
-            dependencies: ["KeychainKit", "KeychainKitBus", "KeychainKitSystem", "KeychainKitStatus", "CKeychainKitCrypto", "CKeychainKitSupport"]
+            dependencies: ["KeychainKitFileStore", "KeychainKitCore", "KeychainKitSecretService", "KeychainKitBus", "KeychainKitSystem", "KeychainKitStatus", "CKeychainKitCrypto", "CKeychainKitSupport"]
         ),
         // GIO, for the tests' own administration of the private keyring
         // (the library does not use it).
@@ -116,7 +151,7 @@ let package = Package(
         // git helper's, ...) is in IntegrationTests/, run by `make test-*`.
         .testTarget(
             name: "KeychainKitTests",
-            dependencies: ["KeychainKit", "KeychainKitBus", "KeychainKitSystem", "CGIO"]
+            dependencies: ["KeychainKit", "KeychainKitSecretService", "KeychainKitBus", "KeychainKitSystem", "CGIO"]
         ),
         .testTarget(
             name: "KeychainKitCodableTests",

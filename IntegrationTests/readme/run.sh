@@ -11,8 +11,9 @@
 # README's facts that drift against their sources: the Debian packages it
 # lists against scripts/install-deps.sh, its list of what `make test` runs
 # against the Makefile's `test:` target, its layout table against the
-# repository's top-level directories, and every list of the backends against
-# the header's, and that it stays under 450 lines. Prints `N passed, N failed`.
+# repository's top-level directories, the layers' imports and graph against
+# Package.swift, and every list of the backends against the header's, and
+# that it stays under 450 lines. Prints `N passed, N failed`.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 [ "${KEYCHAINKIT_TEST_KEYRING:-}" = private ] || exec "$root/scripts/with-secret-service.sh" "$0" "$@"
@@ -214,6 +215,63 @@ elif check == "backends":
             ok = False
     sys.exit(0 if ok else 1)
 
+elif check == "layers":
+    # The layers are targets; the compiler finds any built module, so the
+    # arrows are checked here: every Swift file imports only the modules its
+    # target depends on (Package.swift), the promised graph holds (the bus
+    # knows no Secret Service, the core no bus, keychainkitd none of the
+    # client's backends, sd-bus is the bus layer's alone), and README's
+    # layout row for Sources/ names every target.
+    import json
+    dumped = subprocess.run(["swift", "package", "--package-path", root, "dump-package"],
+                            capture_output=True, text=True)
+    if dumped.returncode != 0:
+        sys.exit("swift package dump-package failed: " + dumped.stderr)
+    targets = {t["name"]: t for t in json.loads(dumped.stdout)["targets"]}
+    def direct(name):
+        return {d[k][0] for d in targets[name].get("dependencies", []) for k in ("byName", "target") if k in d}
+    def below(name):
+        seen, todo = set(), [name]
+        while todo:
+            for d in direct(todo.pop()) - seen:
+                seen.add(d)
+                if d in targets:
+                    todo.append(d)
+        return seen
+    ok = True
+    for name, target in targets.items():
+        folder = os.path.join(root, target.get("path") or ("Tests" if target["type"] == "test" else "Sources") + "/" + name)
+        for where, _, files in os.walk(folder):
+            for file in files:
+                if not file.endswith(".swift"):
+                    continue
+                for number, line in enumerate(open(os.path.join(where, file)), 1):
+                    match = re.match(r"^(?:@_exported |@testable )?import (\w+)", line)
+                    if match and match.group(1) in targets and match.group(1) not in direct(name):
+                        print(f"{os.path.relpath(os.path.join(where, file), root)}:{number}: imports {match.group(1)}, "
+                              f"which {name} does not depend on in Package.swift")
+                        ok = False
+    promises = {
+        "KeychainKitBus": {"KeychainKitCore", "KeychainKitSecretService"},
+        "KeychainKitCore": {"KeychainKitBus", "KeychainKitSecretService", "CSDBus"},
+        "KeychainKitSecretService": {"KeychainKitSecretServiceBackend", "KeychainKitFileStore", "KeychainKitKernelKeyring"},
+        "KeychainKitFileStore": {"KeychainKitSecretService", "KeychainKitSecretServiceBackend"},
+        "KeychainKitDaemon": {"KeychainKit", "KeychainKitSecretServiceBackend"},
+    }
+    for name, forbidden in promises.items():
+        for wrong in sorted(below(name) & forbidden):
+            print(f"Package.swift: {name} stands on {wrong}")
+            ok = False
+    for name in targets:
+        if name != "KeychainKitBus" and "CSDBus" in direct(name):
+            print(f"Package.swift: {name} uses sd-bus directly; only KeychainKitBus may")
+            ok = False
+    row = next((line for line in readme.splitlines() if line.startswith("| `Sources/` |")), "")
+    for name, target in targets.items():
+        if not (target.get("path") or "Sources").startswith("Tests") and target["type"] != "test" and f"`{name}`" not in row:
+            print(f"README.md: the layout row for Sources/ does not name the target {name}")
+            ok = False
+    sys.exit(0 if ok else 1)
 elif check == "length":
     # A tour, not a manual: the header holds the contract.
     lines = readme.count("\n")
@@ -221,11 +279,12 @@ elif check == "length":
         sys.exit(f"README.md has {lines} lines; keep it under 450 (the header and RELIABILITY.md hold the rest)")
 PY
 }
-for check in packages make-test layout backends length; do
+for check in packages make-test layout layers backends length; do
     case $check in
         packages)  name="README's Debian packages are scripts/install-deps.sh's" ;;
         make-test) name="README's list of what make test runs is the Makefile's test: target" ;;
         layout)    name="README's layout table has a row per top-level directory, and its paths exist" ;;
+        layers)    name="each target imports only what Package.swift gives it, the layers' graph holds, README names every target" ;;
         backends)  name="every list of backends (the tool, its completion, the C, Swift and Python tests) is the header's" ;;
         length)    name="README has fewer than 450 lines" ;;
     esac

@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: MIT
+import KeychainKitBus
+import KeychainKitCore
+import KeychainKitFileStore
+import KeychainKitSecretServiceBackend
+
 /// Where a program that asks for "the keychain" keeps its secrets, as
 /// libsecret decides it: inside a Flatpak or Snap sandbox whose Secret
 /// portal answers (`/.flatpak-info` or `$SNAP_NAME`, the portal's version
@@ -24,8 +29,8 @@ public enum DefaultStore: String, Sendable, CaseIterable {
     /// round trip inside a sandbox, bounded by
     /// ``SecretServiceKeychainInterface/defaultTimeout``; none outside).
     public static func current() -> DefaultStore {
-        let timeout = UInt64(SecretServiceKeychainInterface.defaultTimeout.components.seconds) * 1_000_000
-        return SecretPortal.keysTheDefaultStore(timeout: timeout) ? .sandboxFile : .secretService
+        SecretPortal.keysTheDefaultStore(timeout: BusTimeouts.microseconds(SecretServiceKeychainInterface.defaultTimeout))
+            ? .sandboxFile : .secretService
     }
 
     /// The default store's backend, opened.

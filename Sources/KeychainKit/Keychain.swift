@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: MIT
+import KeychainKitCore
+import KeychainKitSecretServiceBackend
+import KeychainKitSystem
 import Observation
 import Synchronization
 

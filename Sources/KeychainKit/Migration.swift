@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+import KeychainKitCore
+
 /// What ``KeychainProtocol/migrate(service:from:to:)`` did, account by account.
 public struct KeychainMigration: Equatable, Sendable {
 

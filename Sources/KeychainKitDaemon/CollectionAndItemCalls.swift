@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-import KeychainKit
 import KeychainKitBus
-
+import KeychainKitSecretService
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-import KeychainKit
+import KeychainKitCore
+import KeychainKitFileStore
 
 /// Where a collection's items live: a keyring file (``FileCollectionStore``)
 /// or memory (``MemoryCollectionStore``, the `session` collection).

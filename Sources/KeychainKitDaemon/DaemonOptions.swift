@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-import KeychainKit
+import KeychainKitFileStore
 
 /// The command line of `keychainkitd`.
 struct DaemonOptions {

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
-import KeychainKit
 import KeychainKitBus
+import KeychainKitSecretService
 import KeychainKitSystem
-
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 import CKeychainKitCrypto
-import KeychainKit
 import KeychainKitBus
-
+import KeychainKitSecretService
+import KeychainKitSystem
 #if canImport(Glibc)
 import Glibc
 #endif

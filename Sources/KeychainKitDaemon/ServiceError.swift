@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-import KeychainKit
 import KeychainKitBus
+import KeychainKitCore
+import KeychainKitSecretService
 
 /// The D-Bus error a call is answered with: a name clients act on and a
 /// message for people, never holding a secret.

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // keychainkitd: see DaemonOptions.usage and keychainkitd(1).
 import CKeychainKitSupport
-import KeychainKit
 import KeychainKitBus
-
+import KeychainKitFileStore
+import KeychainKitSecretService
 #if canImport(Glibc)
 import Glibc
 #endif

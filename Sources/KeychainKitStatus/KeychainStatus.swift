@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 import CKeychainKitSupport
-import KeychainKit
-
+import KeychainKitCore
 #if canImport(Glibc)
 import Glibc
 #endif

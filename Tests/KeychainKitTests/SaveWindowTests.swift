@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-@testable import KeychainKit
+@testable import KeychainKitSecretService
+import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
-import Testing
 
 /// How a change tells that KeePassXC is saving (``SaveWindow``): a file
 /// it saves to is open in its process. Checked on this process, which

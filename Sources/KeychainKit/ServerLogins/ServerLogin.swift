@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+import KeychainKitCore
+
 /// What identifies a password for a server: the login of an account on a
 /// host, optionally narrowed by protocol, port, path, domain and
 /// authentication type (KeychainAccess's `Keychain(server:protocolType:)`,

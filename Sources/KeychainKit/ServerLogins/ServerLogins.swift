@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+import KeychainKitCore
+
 /// Passwords for server logins (``ServerLogin``) on an ``AttributeItemStore``:
 /// the Secret Service, or the in-memory keychain for tests.
 ///

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+import KeychainKitCore
+import KeychainKitSecretServiceBackend
 import Observation
 
 /// One key's value, kept current: an `Observable` for SwiftUI views and

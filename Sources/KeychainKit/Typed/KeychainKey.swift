@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+import KeychainKitCore
+
 /// A key whose values are of type `Value`, and how they are stored.
 ///
 /// Strings are stored as their UTF-8 bytes and `[UInt8]` as is, so other

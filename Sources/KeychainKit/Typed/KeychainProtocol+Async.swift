@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+import KeychainKitCore
+
 /// `async` forms of every operation, chosen by the compiler in an `async`
 /// context. Each runs the backend's blocking call on the global concurrent
 /// executor, never on the caller's actor (a read waiting on D-Bus, or on an

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+import KeychainKitCore
+
 /// Reading and writing typed values through ``KeychainKey``; every keychain
 /// (every backend) has them.
 extension KeychainProtocol {

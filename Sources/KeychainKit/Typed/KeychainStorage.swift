@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: MIT
+import KeychainKitCore
+import KeychainKitSecretServiceBackend
+
 /// A property backed by a keychain item, like SwiftUI's `@AppStorage`:
 ///
 ///     struct Settings {

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+import CKeychainKitCrypto
+
+/// A 16-byte AES-128 key in memory of its own, erased when released: the
+/// Secret Service transfer session's, and the keyring file's. Encrypts
+/// with AES-128-CBC and PKCS#7 padding (libgcrypt, through
+/// `keychainkit_crypto.h`).
+package final class AESKey: @unchecked Sendable {
+
+    /// The key's bytes (`KEYCHAINKIT_AES_KEY_BYTES`); written once, by
+    /// whoever made the key, before it is shared.
+    package let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: Int(KEYCHAINKIT_AES_KEY_BYTES))
+
+    package init() {
+        bytes.initialize(repeating: 0, count: Int(KEYCHAINKIT_AES_KEY_BYTES))
+    }
+
+    deinit {
+        keychainkit_wipe(bytes, Int(KEYCHAINKIT_AES_KEY_BYTES))
+        bytes.deallocate()
+    }
+
+    /// `plaintext` encrypted under a fresh random IV; `nil` when the
+    /// cryptography library fails.
+    package func encrypt(_ plaintext: [UInt8]) -> (iv: [UInt8], ciphertext: [UInt8])? {
+        var iv = [UInt8](repeating: 0, count: Int(KEYCHAINKIT_AES_BLOCK_BYTES))
+        var ciphertext = [UInt8](repeating: 0, count: keychainkit_aes_encrypted_length(plaintext.count))
+        let written = plaintext.withUnsafeBufferPointer { plain in
+            ForkGeneration.withoutFork { keychainkit_aes_encrypt(bytes, plain.baseAddress, plain.count, &iv, &ciphertext) }
+        }
+        return written == ciphertext.count ? (iv, ciphertext) : nil
+    }
+
+    /// The plaintext of `ciphertext` under `iv`; `nil` when the lengths or
+    /// the padding are wrong.
+    package func decrypt(_ ciphertext: UnsafeRawBufferPointer, iv: UnsafeRawBufferPointer) -> [UInt8]? {
+        guard let cipher = ciphertext.baseAddress, let ivBytes = iv.baseAddress else { return nil }
+        var failed = false
+        let plaintext = [UInt8](unsafeUninitializedCapacity: ciphertext.count + Int(KEYCHAINKIT_AES_BLOCK_BYTES)) {
+            buffer, count in
+            let written = ForkGeneration.withoutFork {
+                keychainkit_aes_decrypt(
+                    bytes, ivBytes.assumingMemoryBound(to: UInt8.self), iv.count,
+                    cipher.assumingMemoryBound(to: UInt8.self), ciphertext.count, buffer.baseAddress!)
+            }
+            failed = written < 0
+            count = failed ? 0 : written
+        }
+        return failed ? nil : plaintext
+    }
+
+    /// HMAC-SHA256 of `data` under this key; empty when the cryptography
+    /// library fails.
+    package func mac(_ data: UnsafeRawBufferPointer) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: Int(KEYCHAINKIT_HMAC_BYTES))
+        let status = ForkGeneration.withoutFork {
+            keychainkit_hmac_sha256(
+                bytes, Int(KEYCHAINKIT_AES_KEY_BYTES), data.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                data.count, &out)
+        }
+        return status == 0 ? out : []
+    }
+
+    /// HMAC-SHA256 of `data`'s bytes under this key.
+    package func mac(_ data: [UInt8]) -> [UInt8] {
+        data.withUnsafeBytes { mac($0) }
+    }
+}
