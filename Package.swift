@@ -151,7 +151,7 @@ let package = Package(
         // git helper's, ...) is in IntegrationTests/, run by `make test-*`.
         .testTarget(
             name: "KeychainKitTests",
-            dependencies: ["KeychainKit", "KeychainKitSecretService", "KeychainKitBus", "KeychainKitSystem", "CGIO"]
+            dependencies: ["KeychainKit", "KeychainKitSecretService", "KeychainKitSecretServiceBackend", "KeychainKitBus", "KeychainKitSystem", "CGIO"]
         ),
         .testTarget(
             name: "KeychainKitCodableTests",

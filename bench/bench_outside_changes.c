@@ -7,7 +7,7 @@
  * The writer is a child process with a handle of its own; the parent
  * observes one key and tells the writer, round by round over a pipe, to
  * create the item, update it in place (announced by KeychainKit's own
- * signal) and remove it. Includes the 25 ms coalescing window.
+ * signal) and remove it. Includes the coalescing window (KK_OBSERVE_COALESCE_MS).
  *
  * Usage: bench_outside_changes ROUNDS (each round: create, update, remove) */
 #include "bench_common.h"

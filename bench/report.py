@@ -112,7 +112,7 @@ COMPARISONS = [
 SINGLES = [
     ("bus round trip: sd-bus GetId (freshness barrier)", "sd-bus GetId round trip"),
     # From another process's acknowledged write to the observer's callback
-    # (bench_outside_changes.c), including the 25 ms coalescing window.
+    # (bench_outside_changes.c), including the coalescing window (KK_OBSERVE_COALESCE_MS).
     ("observer: outside create -> callback", "outside create -> callback"),
     ("observer: outside update in place -> callback", "outside update in place -> callback"),
     ("observer: outside remove -> callback", "outside remove -> callback"),

@@ -925,6 +925,16 @@ typedef enum kk_event {
 typedef void (*kk_observer)(kk_event event, const char *service, const char *account,
                             kk_status status, void *userdata);
 
+/** How long a burst of another program's changes to one observed key may
+ *  pause and still be one KK_EVENT_CHANGED or KK_EVENT_DELETED, in
+ *  milliseconds: the callback comes this long after the burst's last change.
+ *  KWallet announces one write twice, KeePassXC about fifty times. Since 0.9. */
+#define KK_OBSERVE_COALESCE_MS 25
+
+/** The longest a burst of changes to one observed key delays its callback,
+ *  counted from its first change, in milliseconds. Since 0.9. */
+#define KK_OBSERVE_BURST_MAX_MS 250
+
 /** Registers `cb` for (service, account) on `kc`.
  *
  *  The handle's own attempts are reported on the thread that called
@@ -940,8 +950,8 @@ typedef void (*kk_observer)(kk_event event, const char *service, const char *acc
  *  updated in place by KeychainKit, or removed — by `secret-tool`,
  *  libsecret, Python keyring, another process or another handle — are
  *  reported once each, within tens of milliseconds (a burst of changes to
- *  one key with no gap over 25 ms is one callback, 25 ms after its last
- *  change and at most 250 ms after its first);
+ *  one key is one callback: see KK_OBSERVE_COALESCE_MS and
+ *  KK_OBSERVE_BURST_MAX_MS);
  *  a restart of the service reports every observed key once. Not seen: an
  *  update in place by another tool (Item.SetSecret, which the services do
  *  not announce; KeychainKit announces its own), and items whose attributes

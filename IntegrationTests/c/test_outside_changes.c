@@ -717,7 +717,7 @@ TEST_ON(KT_SECRET_SERVICE, a_write_collapsing_duplicates_is_a_change_not_a_remov
     kt_sleep_ms(QUIET_MS);
     CHECK_EQ(count(&t.log, KK_EVENT_DELETED), 0);
     /* The new value and the duplicate's removal are one callback when they
-     * reach the watcher within the 25 ms coalescing window, two otherwise
+     * reach the watcher within KK_OBSERVE_COALESCE_MS of each other, two otherwise
      * (seen on KWallet on a loaded machine): never more. */
     int changes = count(&t.log, KK_EVENT_CHANGED);
     CHECK(changes == 1 || changes == 2);

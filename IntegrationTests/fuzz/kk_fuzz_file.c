@@ -3,7 +3,7 @@
  * kk_fuzz_file.c — a libFuzzer harness for the file store (kk_open_file):
  * each input is the whole of a keyring file (libsecret's file format:
  * "GnomeKeyring\n\r\0\n", 01 00, then the GVariant (uayutua(a{say}ay)); see
- * Sources/KeychainKit/FileStore/KeyringFile.swift), read with the fixed
+ * Sources/KeychainKitFileStore/KeyringFile.swift), read with the fixed
  * master secret "fuzz-master" (the seeds of corpus-file/ are sealed with it).
  *
  * Each input is written, mode 0600, into a private directory (mkdtemp,

@@ -34,10 +34,9 @@ import Glibc
 /// Changes the interface's own writes caused are dropped (``OwnWrites``).
 final class SecretServiceChangeSource: OutsideChangeSource, @unchecked Sendable {
 
-    static let coalescingMicroseconds: UInt64 = 25_000
+    private static let coalescingMicroseconds = ChangeCoalescing.pauseMicroseconds
 
-    /// The longest a burst of changes to one key delays its delivery.
-    static let longestBurstMicroseconds: UInt64 = 250_000
+    private static let longestBurstMicroseconds = ChangeCoalescing.longestBurstMicroseconds
 
     /// How long a change to a key being written is held at most.
     private static let holdMicroseconds: UInt64 = 10_000_000
@@ -399,4 +398,16 @@ enum HeardSignals {
         case .collectionsChanged: nil  // a collection's properties (locked, unlocked): no item changed
         }
     }
+}
+
+/// How a burst of changes to one key becomes one delivery: the header's
+/// KK_OBSERVE_COALESCE_MS and KK_OBSERVE_BURST_MAX_MS (checked by the Swift
+/// tests).
+package enum ChangeCoalescing {
+
+    /// The longest pause within one burst.
+    package static let pauseMicroseconds: UInt64 = 25_000
+
+    /// The longest a burst delays its delivery, from its first change.
+    package static let longestBurstMicroseconds: UInt64 = 250_000
 }

@@ -821,8 +821,8 @@ class Keychain(MutableMapping[str, str]):
           ``Keychain.in_memory(sharing=...)``) — are reported
           as ``"changed"`` (created or changed: read it again) or
           ``"deleted"``, with status OK and no error, once each and within
-          tens of milliseconds (a burst of changes to one key with no gap
-          over 25 ms is coalesced into one). They run on the keychain's *delivery thread*, a thread of
+          tens of milliseconds (a burst of changes to one key is coalesced
+          into one: ``KK_OBSERVE_COALESCE_MS`` in the C header). They run on the keychain's *delivery thread*, a thread of
           the C library that starts with the keychain's first observer and
           ends with its last one or :meth:`close` (ctypes takes the GIL
           for each call there). Not seen: another tool's update in place of an existing

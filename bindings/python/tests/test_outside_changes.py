@@ -11,7 +11,7 @@ keychain, raise), with the binding's handle lifetime and the GIL; and
 ``Keychain.in_memory(sharing=...)``, the binding's face of
 kk_open_memory_shared. Every positive is awaited with a bounded wait
 (:data:`WAIT`), never a sleep; "nothing more" is checked after
-:data:`SETTLE` seconds, well past the library's 25 ms coalescing.
+:data:`SETTLE` seconds, well past the library's coalescing (KK_OBSERVE_COALESCE_MS).
 """
 
 from __future__ import annotations
