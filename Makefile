@@ -113,7 +113,8 @@ BUILT   := $(shell cat $(STAMP) 2>/dev/null)
 STALE   := $(if $(filter-out $(BUILT),$(INPUTS))$(filter-out $(INPUTS),$(BUILT)),FORCE) \
            $(if $(wildcard $(LIB) $(RELEASE)/libkeychainkit.so),,FORCE) \
            $(if $(wildcard $(CLI) $(RELEASE)/keychainkit-cli),,FORCE) \
-           $(if $(wildcard $(DAEMON) $(RELEASE)/keychainkitd),,FORCE)
+           $(if $(wildcard $(DAEMON) $(RELEASE)/keychainkitd),,FORCE) \
+           $(if $(wildcard $(RELEASE)/libkeychainkit-fuzz-targets.so),,FORCE)
 
 $(STAMP): $(filter-out $(RELEASE_FLAGS),$(INPUTS)) $(STALE)
 	@command -v $(firstword $(SWIFT)) >/dev/null 2>&1 || { \
@@ -137,6 +138,12 @@ $(CLI): $(STAMP)
 $(DAEMON): $(STAMP)
 	mkdir -p $(BUILD)/bin
 	strip -o $@ $(RELEASE)/keychainkitd
+
+# The fuzzers' entry points into the helpers' protocols (not installed).
+FUZZ_TARGETS := $(BUILD)/fuzz-targets/libkeychainkit-fuzz-targets.so
+$(FUZZ_TARGETS): $(STAMP)
+	mkdir -p $(BUILD)/fuzz-targets
+	cp $(RELEASE)/libkeychainkit-fuzz-targets.so $@
 
 $(HELPERS): $(CLI)
 	ln -sf keychainkit $@
@@ -368,10 +375,10 @@ test-sanitizers: $(LIB)
 
 FUZZ_SECONDS ?= 60
 
-check-extended: deps $(LIB)
+check-extended: deps $(LIB) $(FUZZ_TARGETS)
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build/tsan
 	scripts/with-session-keyring.sh $(HARNESS) $(SWIFT) test --skip-build --sanitize=thread --build-path .build/tsan
-	IntegrationTests/fuzz/run.sh $(CURDIR)/$(BUILD)/lib $(FUZZ_SECONDS)
+	IntegrationTests/fuzz/run.sh $(CURDIR)/$(BUILD)/lib $(FUZZ_SECONDS) $(CURDIR)/$(BUILD)/fuzz-targets
 
 # The fuzzers with the library itself instrumented (coverage and ASan in
 # its code), FUZZ_RUNS inputs each; grows the seed corpora. Not run by CI.

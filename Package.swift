@@ -26,6 +26,9 @@ let package = Package(
         .executable(name: "keychainkit-cli", targets: ["KeychainKitCLI"]),
         // keychainkitd: a Secret Service of our own, on the file store.
         .executable(name: "keychainkitd", targets: ["KeychainKitDaemon"]),
+        // The fuzzers' entries into what parses hostile bytes (IntegrationTests/fuzz);
+        // not installed.
+        .library(name: "keychainkit-fuzz-targets", type: .dynamic, targets: ["KeychainKitFuzzTargets"]),
         // Codable values stored as JSON: the one product that uses Foundation.
         .library(name: "KeychainKitCodable", targets: ["KeychainKitCodable"]),
     ],
@@ -128,10 +131,25 @@ let package = Package(
             name: "KeychainKitCodable",
             dependencies: ["KeychainKit"]
         ),
+        // The helpers' protocols, as bytes come from git and Docker: git's
+        // credential lines, docker-credential-helpers' JSON. No keychain:
+        // the CLI and the fuzzers use them.
+        .target(
+            name: "KeychainKitHelperProtocols",
+            dependencies: ["KeychainKitSystem"]
+        ),
+        // The fuzzers' entry points (kk_fuzz_git_credential, ...), called by
+        // IntegrationTests/fuzz/kk_fuzz_protocols.c.
+        // (kk_fuzz_bus_replies runs the Secret Service backend against a
+        // scripted peer written with sd-bus itself.)
+        .target(
+            name: "KeychainKitFuzzTargets",
+            dependencies: ["KeychainKitHelperProtocols", "KeychainKitSecretServiceBackend", "KeychainKitCore", "KeychainKitSystem", "CSDBus"]
+        ),
         // The `keychainkit` command-line tool (built as keychainkit-cli, installed as keychainkit).
         .executableTarget(
             name: "KeychainKitCLI",
-            dependencies: ["KeychainKit", "KeychainKitSystem", "KeychainKitStatus", "CKeychainKitSupport"]
+            dependencies: ["KeychainKit", "KeychainKitHelperProtocols", "KeychainKitSystem", "KeychainKitStatus", "CKeychainKitSupport"]
         ),
         // keychainkitd: the Secret Service's server side on the bus layer,
         // its collections kept by the file store.

@@ -6,7 +6,12 @@
 #
 #   IntegrationTests/fuzz/campaign.sh [EXECUTIONS]
 #
-# 1. Builds libkeychainkit.so with SanitizerCoverage (inline 8-bit counters,
+# KK_FUZZ_ONLY (see run.sh) picks the harnesses, for example
+# KK_FUZZ_ONLY="kk_fuzz_git kk_fuzz_docker": those run 10 million inputs in
+# minutes; kk_fuzz, kk_fuzz_file and kk_fuzz_bus take hours.
+#
+# 1. Builds libkeychainkit.so (and libkeychainkit-fuzz-targets.so, the
+#    helpers' protocols) with SanitizerCoverage (inline 8-bit counters,
 #    a PC table, comparison tracing) and AddressSanitizer in its Swift and C
 #    code, into .build/fuzz (a build of its own: the release build is left
 #    alone) and build/fuzz-lib/. libFuzzer in a harness then sees the
@@ -35,13 +40,16 @@ swift=${SWIFT:-swift}
 libdir="$root/build/fuzz-lib"
 coverage="inline-8bit-counters,pc-table,trace-cmp"
 
-echo "== building the instrumented library (.build/fuzz)"
-"$swift" build -c release --product keychainkit --build-path "$root/.build/fuzz" \
-    --package-path "$root" --sanitize=address -Xswiftc -static-stdlib \
-    -Xswiftc -sanitize-coverage=edge,$coverage -Xcc -fsanitize-coverage=$coverage || exit 2
+echo "== building the instrumented libraries (.build/fuzz)"
+for product in keychainkit keychainkit-fuzz-targets; do
+    "$swift" build -c release --product "$product" --build-path "$root/.build/fuzz" \
+        --package-path "$root" --sanitize=address -Xswiftc -static-stdlib \
+        -Xswiftc -sanitize-coverage=edge,$coverage -Xcc -fsanitize-coverage=$coverage || exit 2
+done
 mkdir -p "$libdir"
 cp "$root/.build/fuzz/release/libkeychainkit.so" "$libdir/libkeychainkit.so.0" || exit 2
 ln -sf libkeychainkit.so.0 "$libdir/libkeychainkit.so"
+cp "$root/.build/fuzz/release/libkeychainkit-fuzz-targets.so" "$libdir/" || exit 2
 # The library must not carry a sanitizer runtime of its own: the harness's
 # (static, linked by clang -fsanitize=fuzzer,address) serves both.
 if ! nm -D "$libdir/libkeychainkit.so.0" | grep -q ' U __sanitizer_cov_8bit_counters_init$'; then
@@ -51,10 +59,11 @@ fi
 
 status=0
 KK_FUZZ_CC=${KK_FUZZ_CC:-$(command -v clang)} KK_FUZZ_RUNS=$executions \
-    "$here/run.sh" "$libdir" || status=$?
+    "$here/run.sh" "$libdir" 60 "$libdir" || status=$?
 
 out="$root/build/fuzz"
-for pair in "kk_fuzz corpus" "kk_fuzz_file corpus-file"; do
+for pair in "kk_fuzz corpus" "kk_fuzz_file corpus-file" "kk_fuzz_git corpus-git" "kk_fuzz_docker corpus-docker" \
+    "kk_fuzz_bus corpus-bus"; do
     set -- $pair
     [ -x "$out/$1" ] && [ -d "$out/$2" ] || continue
     before=$(ls "$here/$2" | wc -l)

@@ -8,17 +8,28 @@
 #   IntegrationTests/fuzz/regressions-file/ once, each of which must give the status its
 #   name ends in (NAME.OK, NAME.ECORRUPT, NAME.EWRONGKEY; one test each), then
 #   a fuzzing session from corpus-file/ (one test, with its exec/s);
+# - kk_fuzz_protocols.c (through libkeychainkit-fuzz-targets.so, built from
+#   Sources/KeychainKitFuzzTargets): built three times, kk_fuzz_git and
+#   kk_fuzz_docker (the bytes the helpers read from git and Docker) and
+#   kk_fuzz_bus (the Secret Service backend against a peer whose every
+#   reply the input writes); every file of regressions-git/,
+#   regressions-docker/ and regressions-bus/ once (one test each), then a
+#   session each from corpus-git/, corpus-docker/ and corpus-bus/ (one test
+#   each);
 # - glib_check.py: a keyring file the library writes is GVariant in GLib's
 #   normal form, outside and inside its items, and libsecret reads it (one
 #   test).
 # The last line is exactly "N passed, N failed"; the exit status is non-zero
 # when anything failed.
 #
-#   IntegrationTests/fuzz/run.sh [LIBDIR [SECONDS]]
+#   IntegrationTests/fuzz/run.sh [LIBDIR [SECONDS [TARGETSDIR]]]
 #
-# LIBDIR holds libkeychainkit.so (default build/lib of this repository); SECONDS
-# bounds the two fuzzing sessions together (default 60): kk_fuzz gets half,
-# kk_fuzz_file the rest (each at least 1 s). Binaries, the growing working
+# LIBDIR holds libkeychainkit.so (default build/lib of this repository);
+# TARGETSDIR holds libkeychainkit-fuzz-targets.so (default build/fuzz-targets,
+# which make check-extended fills). SECONDS bounds the fuzzing sessions
+# together (default 60): kk_fuzz_git, kk_fuzz_docker and kk_fuzz_bus a
+# tenth each, kk_fuzz half of the rest, kk_fuzz_file the remainder (each at
+# least 1 s). Binaries, the growing working
 # corpora, the logs and any crash input ("crash-*", "timeout-*", "leak-*";
 # kk_fuzz_file's prefixed "kk_fuzz_file-") go to build/fuzz/ at the
 # repository root. Works from any directory.
@@ -35,6 +46,10 @@
 # bound. Each session's line gives the coverage libFuzzer reached
 # (cov: edges, ft: features).
 #
+# KK_FUZZ_ONLY="kk_fuzz_git kk_fuzz_docker" (kk_fuzz, kk_fuzz_file,
+# kk_fuzz_git, kk_fuzz_docker, kk_fuzz_bus; separated by spaces)
+# runs only those fuzzing sessions (the regressions all run); for a
+# campaign of one harness. CI leaves it unset.
 # KK_FUZZ_ASCII_KEYS=1 in the environment folds non-ASCII keys to ASCII,
 # to fuzz past the open canonical-equivalence bug (regressions/README);
 # KK_FUZZ_FILE_MAX_ROUNDS=N makes kk_fuzz_file skip inputs of more PBKDF2
@@ -47,16 +62,21 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 libdir_arg=${1:-$root/build/lib}
 seconds=${2:-60}
+targets_dir=${3:-$root/build/fuzz-targets}
 out="$root/build/fuzz"
-mkdir -p "$out/corpus" "$out/corpus-file" || exit 2
+mkdir -p "$out/corpus" "$out/corpus-file" "$out/corpus-git" "$out/corpus-docker" "$out/corpus-bus" || exit 2
 
 . "$root/IntegrationTests/lib/tally.sh"
 
 case $seconds in
     ''|*[!0-9]*) echo "SECONDS must be a whole number, got '$seconds'" >&2; fail "arguments"; finish ;;
 esac
-# The budget, split: kk_fuzz half, kk_fuzz_file the rest (libFuzzer reads
-# -max_total_time=0 as "no limit": each gets at least 1 s).
+# The budget, split: the three protocols a tenth each, kk_fuzz half of the rest,
+# kk_fuzz_file the remainder (libFuzzer reads -max_total_time=0 as "no
+# limit": each gets at least 1 s).
+seconds_protocol=$((seconds / 10))
+[ "$seconds_protocol" -ge 1 ] || seconds_protocol=1
+seconds=$((seconds - 3 * seconds_protocol))
 seconds_memory=$((seconds / 2))
 [ "$seconds_memory" -ge 1 ] || seconds_memory=1
 seconds_file=$((seconds - seconds_memory))
@@ -130,6 +150,26 @@ if ! "$cc" $fuzz_flags $link_flags -std=c11 -Wall -Wextra -Werror -I"$root/inclu
     fail "build kk_fuzz_file"
     bin_file=""
 fi
+# The helpers' protocols: one binary per entry point of the fuzz targets.
+protocol_bins=""
+for entry in git docker bus; do
+    case $entry in
+        git) symbol=kk_fuzz_git_credential ;;
+        docker) symbol=kk_fuzz_docker_credential ;;
+        bus) symbol=kk_fuzz_bus_replies ;;
+    esac
+    # shellcheck disable=SC2086 # flag lists
+    if [ ! -f "$targets_dir/libkeychainkit-fuzz-targets.so" ]; then
+        fail "build kk_fuzz_$entry: no $targets_dir/libkeychainkit-fuzz-targets.so (make check-extended builds it)"
+    elif "$cc" $fuzz_flags $link_flags -std=c11 -Wall -Wextra -Werror -DKK_FUZZ_ENTRY="$symbol" \
+        -o "$out/kk_fuzz_$entry" "$here/kk_fuzz_protocols.c" -L"$targets_dir" -lkeychainkit-fuzz-targets \
+        -Wl,-rpath,"$targets_dir" >"$out/build-$entry.log" 2>&1; then
+        protocol_bins="$protocol_bins $entry"
+    else
+        sed 's/^/    /' "$out/build-$entry.log"
+        fail "build kk_fuzz_$entry"
+    fi
+done
 # The GLib check's writer: a plain program of the ABI, with ASan only so
 # that it also runs on the campaign's instrumented library.
 # shellcheck disable=SC2086 # flag lists
@@ -195,6 +235,22 @@ if [ -n "$bin_file" ]; then
     done
 fi
 
+# ---- regressions of the protocols: each input the fuzzer once failed on ----
+for entry in $protocol_bins; do
+    for input in "$here/regressions-$entry"/*; do
+        [ -f "$input" ] || continue
+        name=$(basename "$input")
+        case $name in README*) continue ;; esac
+        log="$out/regression-$entry-$name.log"
+        if timeout 120 "$out/kk_fuzz_$entry" -timeout=10 "$input" >"$log" 2>&1; then
+            pass "regression-$entry $name"
+        else
+            fail "regression-$entry $name (see $log)"
+            grep -E 'violated|ERROR|SUMMARY' "$log" | head -n 5 | sed 's/^/    /'
+        fi
+    done
+done
+
 # ---- GLib: our GVariant is GLib's normal form --------------------------------
 python_gi() {
     for candidate in python3 /usr/bin/python3; do
@@ -228,6 +284,7 @@ fi
 # -timeout fails any single input that runs longer than 10 s.
 fuzz() {
     name=$1 fbin=$2 fseconds=$3 fcorpus=$4 fseeds=$5 fprefix=$6
+    case " ${KK_FUZZ_ONLY:-$name} " in *" $name "*) ;; *) echo "== $name: not fuzzed (KK_FUZZ_ONLY)"; return ;; esac
     log="$out/fuzz-$name.log"
     [ "$name" = kk_fuzz ] && log="$out/fuzz.log"
     if [ -n "$runs" ]; then
@@ -260,5 +317,9 @@ fuzz() {
 fuzz kk_fuzz "$bin" "$seconds_memory" "$out/corpus" "$here/corpus" "$out/"
 [ -z "$bin_file" ] ||
     fuzz kk_fuzz_file "$bin_file" "$seconds_file" "$out/corpus-file" "$here/corpus-file" "$out/kk_fuzz_file-"
+for entry in $protocol_bins; do
+    fuzz "kk_fuzz_$entry" "$out/kk_fuzz_$entry" "$seconds_protocol" "$out/corpus-$entry" "$here/corpus-$entry" \
+        "$out/kk_fuzz_$entry-"
+done
 
 finish

@@ -250,6 +250,16 @@ def test_a_line_without_equals_is_refused_without_repeating_it(host: str) -> Non
     assert "hunter2" not in result.stderr and "invalid credential line" in result.stderr
 
 
+def test_a_secret_ending_in_cr_is_not_told_to_git(host: str) -> None:
+    """git drops a line's last CR, so `password=p\\r` would reach git as `p`:
+    such a credential is skipped, as one with a newline is (the fuzzer's
+    finding, IntegrationTests/fuzz/regressions-git)."""
+    assert helper("store", f"protocol=https\nhost={host}\nusername=u\npassword=p\r\r\n\n").returncode == 0
+    result = helper("get", lines(protocol="https", host=host))
+    assert (result.returncode, result.stdout) == (0, "")
+    assert "ends in CR" in result.stderr
+
+
 def test_input_ends_at_the_empty_line(host: str) -> None:
     """Someone typing a request ends it with an empty line, not end of input."""
     assert helper("store", lines(protocol="https", host=host, username="u", password="p")).returncode == 0

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+import KeychainKitHelperProtocols
 import CKeychainKitSupport
 import KeychainKit
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+import KeychainKitHelperProtocols
 import KeychainKit
 
 #if canImport(Glibc)
@@ -32,7 +33,10 @@ struct GitCredentialHelper {
         var input = try StandardStreams.readAll(
             STDIN_FILENO, atMost: GitCredential.longestInput, what: "the credential", until: GitCredential.isComplete)
         defer { input.wipe() }
-        var request = try GitCredential(parsing: input)
+        var request: GitCredential
+        do throws(GitCredential.Fault) { request = try GitCredential(parsing: input) } catch {
+            throw CLIFailure(.usage, error.message)
+        }
         defer { request.wipe() }
         switch operation {
         case "get": try get(request)
@@ -53,7 +57,7 @@ struct GitCredentialHelper {
             guard let credential = found, !credential.hasExpired(now: now) else { continue }
             guard credential.canBeWritten else {
                 StandardStreams.writeError(
-                    "git-credential-keychainkit: skipped a stored credential whose username or secret holds a newline or NUL, "
+                    "git-credential-keychainkit: skipped a stored credential whose username or secret holds a newline or NUL or ends in CR, "
                         + "which git's protocol cannot carry\n")
                 continue
             }

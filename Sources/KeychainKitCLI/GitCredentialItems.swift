@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+import KeychainKitHelperProtocols
 import KeychainKit
 
 /// How git's credentials are stored on the Secret Service: as git's own

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+import KeychainKitHelperProtocols
 import KeychainKit
 
 /// How `get` prints the secrets of several accounts, for scripts to parse.

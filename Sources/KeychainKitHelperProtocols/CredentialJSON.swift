@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: MIT
 import KeychainKitSystem
-import KeychainKit
-
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,18 +22,18 @@ import Glibc
 /// String values are bytes (UTF-8), so a secret can be wiped: every string
 /// the parse made is wiped before it is released, and the fields returned
 /// are copies of their own.
-enum CredentialJSON {
+package enum CredentialJSON {
 
     /// A fault in the input, with Go's words for it.
-    struct Fault: Error {
-        let message: String
+    package struct Fault: Error {
+        package let message: String
     }
 
     /// The string fields named `fields` of the object `input` holds (a
     /// field absent or `null` is missing from the result); every string
     /// the parse copied is wiped. `structName` names the Go type in a
     /// type fault ("credentials.Credentials").
-    static func stringFields(
+    package static func stringFields(
         _ fields: [String], of input: [UInt8], structName: String
     ) throws(Fault) -> [String: [UInt8]] {
         var parser = Parser(input)
@@ -77,7 +75,7 @@ enum CredentialJSON {
     }
 
     /// `text` as a JSON string, quoted as Go's encoder quotes it.
-    static func quoted(_ text: [UInt8]) -> [UInt8] {
+    package static func quoted(_ text: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(text.count * 6 + 2)  // never regrown: no stale copy of a secret
         out.append(UInt8(ascii: "\""))
@@ -381,11 +379,11 @@ enum CredentialJSON {
 }
 
 /// UTF-8 scalars, decoded and encoded by hand (the input may be invalid).
-enum UTF8Scalar {
+package enum UTF8Scalar {
 
     /// The scalar at `index` and its length in bytes; `nil` when the bytes
     /// there are not valid UTF-8.
-    static func decode(_ bytes: [UInt8], at index: Int) -> (UInt32, Int)? {
+    package static func decode(_ bytes: [UInt8], at index: Int) -> (UInt32, Int)? {
         let lead = bytes[index]
         let (length, initial, minimum): (Int, UInt32, UInt32) =
             switch lead {
@@ -406,7 +404,7 @@ enum UTF8Scalar {
     }
 
     /// Appends `scalar` (at most U+10FFFF, no surrogate) as UTF-8.
-    static func append(_ scalar: UInt32, to bytes: inout [UInt8]) {
+    package static func append(_ scalar: UInt32, to bytes: inout [UInt8]) {
         switch scalar {
         case 0..<0x80: bytes.append(UInt8(scalar))
         case 0x80..<0x800: bytes += [UInt8(0xC0 | scalar >> 6), UInt8(0x80 | scalar & 0x3F)]
