@@ -62,10 +62,12 @@ class Bus:
 class Daemon:
     """One keychainkitd process on the bus."""
 
-    def __init__(self, bus, password=PASSWORD, args=(), wait=True):
+    def __init__(self, bus, password=PASSWORD, args=(), wait=True, prefix=()):
+        """`prefix`: a command that execs the daemon (so that its PID is the
+        daemon's), to start it under other limits."""
         self.bus = bus
         read, write = os.pipe()
-        command = [KEYCHAINKITD, *args]
+        command = [*prefix, KEYCHAINKITD, *args]
         if password is not None:
             command += ["--master-fd", str(read)]
         self.process = subprocess.Popen(command, env=bus.env, pass_fds=(read,), stderr=subprocess.PIPE)

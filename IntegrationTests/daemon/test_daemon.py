@@ -4,10 +4,12 @@ the name, how it ends, what survives a SIGKILL, what one client may make it
 hold, whose session is whose, the signals of every change, and the
 password."""
 import os
+import resource
 import signal
 import subprocess
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from conftest import (KEYCHAINKIT, KEYCHAINKITD, LOGIN, NAME, PASSWORD, SERVICE, Daemon, DBusError, call,
@@ -36,6 +38,46 @@ def secret(connection, session, item):
 
 def search(connection, attributes):
     return call(connection, SERVICE, "SearchItems", "a{ss}", (attributes,))
+
+
+def locked_kib(pid):
+    """VmLck of process `pid`: how much of its memory is locked, in KiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmLck:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmLck in /proc/PID/status")
+
+
+def may_lock_everything():
+    """Whether this process could lock all it maps (so the daemon it starts
+    can): CAP_IPC_LOCK, or an RLIMIT_MEMLOCK hard limit of 1 GiB or more."""
+    effective = next(line for line in Path("/proc/self/status").read_text().splitlines() if line.startswith("CapEff:"))
+    hard = resource.getrlimit(resource.RLIMIT_MEMLOCK)[1]
+    return int(effective.split()[1], 16) & (1 << 14) != 0 or hard == resource.RLIM_INFINITY or hard >= 1 << 30
+
+
+# ---- memory ----------------------------------------------------------------
+
+def test_memory_is_locked_where_the_system_allows_it(bus):
+    """With CAP_IPC_LOCK (or a large RLIMIT_MEMLOCK) every page is locked
+    against swapping; under the usual 8 MiB without the capability nothing
+    is (locking what is to come would make allocations fail past the
+    limit), and the journal says why."""
+    daemon = Daemon(bus)
+    try:
+        assert (locked_kib(daemon.process.pid) > 0) == may_lock_everything()
+    finally:
+        assert daemon.stop() == 0
+    # capsh (libcap2-bin) drops the capability, prlimit (util-linux) sets the limit.
+    limited = Daemon(bus, prefix=["capsh", "--drop=cap_ipc_lock", "--", "-c",
+                                  'exec prlimit --memlock=8388608:8388608 "$0" "$@"'])
+    try:
+        assert locked_kib(limited.process.pid) == 0
+        assert b"memory not locked against swapping: RLIMIT_MEMLOCK is 8192 KiB" in limited.read_stderr()
+        with bus.connect() as connection:  # and it serves
+            assert search(connection, {"service": "none"}) == ([], [])
+    finally:
+        assert limited.stop() == 0
 
 
 # ---- the name --------------------------------------------------------------

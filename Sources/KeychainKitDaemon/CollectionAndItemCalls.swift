@@ -148,27 +148,27 @@ extension SecretServer {
     private func properties(of object: ObjectPath, _ interface: String) throws(ServiceError) -> [(name: String, value: BusValue)] {
         switch (object, interface) {
         case (.service, SecretServiceNames.Service.interface):
-            return [("Collections", .objectPaths(sortedCollections().map(\.path)))]
+            return [(SecretServiceNames.Service.collectionsProperty, .objectPaths(sortedCollections().map(\.path)))]
         case (.collection, SecretServiceNames.Collection.interface), (.alias, SecretServiceNames.Collection.interface):
             let collection = collection(of: object)!
             try announce(collection, try collection.sync())
             return [
-                ("Items", .objectPaths(collection.numbers().map(collection.itemPath))),
-                ("Label", .string(collection.label)),
-                ("Locked", .bool(collection.isLocked)),
-                ("Created", .uint64(collection.created)),
-                ("Modified", .uint64(collection.modified)),
+                (SecretServiceNames.Collection.itemsProperty, .objectPaths(collection.numbers().map(collection.itemPath))),
+                (SecretServiceNames.Collection.label, .string(collection.label)),
+                (SecretServiceNames.Collection.lockedProperty, .bool(collection.isLocked)),
+                (SecretServiceNames.Collection.created, .uint64(collection.created)),
+                (SecretServiceNames.Collection.modified, .uint64(collection.modified)),
             ]
         case let (.item(name, number), SecretServiceNames.Item.interface):
             let collection = collections[name]!
             try announce(collection, try collection.sync())
             let entry = collection.entries[number]
             return [
-                ("Locked", .bool(collection.isLocked)),
-                ("Attributes", .dictionary(entry?.attributes.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } ?? [])),
-                ("Label", .string(entry?.label ?? "")),
-                ("Created", .uint64(entry?.created ?? 0)),
-                ("Modified", .uint64(entry?.modified ?? 0)),
+                (SecretServiceNames.Item.locked, .bool(collection.isLocked)),
+                (SecretServiceNames.Item.attributes, .dictionary(entry?.attributes.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } ?? [])),
+                (SecretServiceNames.Item.label, .string(entry?.label ?? "")),
+                (SecretServiceNames.Item.created, .uint64(entry?.created ?? 0)),
+                (SecretServiceNames.Item.modified, .uint64(entry?.modified ?? 0)),
             ]
         default:
             return []
@@ -179,7 +179,8 @@ extension SecretServer {
     private func set(_ call: BusMessage, of object: ObjectPath) throws(ServiceError) {
         let (interface, name) = try arguments(call) { message throws(BusFailure) in (try message.readString(), try message.readString()) }
         switch (object, interface, name) {
-        case (.collection, SecretServiceNames.Collection.interface, "Label"), (.alias, SecretServiceNames.Collection.interface, "Label"):
+        case (.collection, SecretServiceNames.Collection.interface, SecretServiceNames.Collection.label),
+             (.alias, SecretServiceNames.Collection.interface, SecretServiceNames.Collection.label):
             let label = try arguments(call) { message throws(BusFailure) in
                 try message.enterContainer("v", "s")
                 return try message.readString()
@@ -187,9 +188,9 @@ extension SecretServer {
             try checkText(label: label, attributes: [:])
             let collection = collection(of: object)!
             collection.label = label
-            emitPropertiesChanged(collection.path, SecretServiceNames.Collection.interface, ["Label": .string(label)])
+            emitPropertiesChanged(collection.path, SecretServiceNames.Collection.interface, [SecretServiceNames.Collection.label: .string(label)])
             emit(ObjectPath.root, SecretServiceNames.Service.interface, SecretServiceNames.Service.collectionChanged, collection.path)
-        case let (.item(collectionName, number), SecretServiceNames.Item.interface, "Label"):
+        case let (.item(collectionName, number), SecretServiceNames.Item.interface, SecretServiceNames.Item.label):
             let label = try arguments(call) { message throws(BusFailure) in
                 try message.enterContainer("v", "s")
                 return try message.readString()
@@ -197,7 +198,7 @@ extension SecretServer {
             try checkText(label: label, attributes: [:])
             let collection = try unlockedItem(collections[collectionName]!, number)
             try announce(collection, try collection.update(number) { $0.label = label })
-        case let (.item(collectionName, number), SecretServiceNames.Item.interface, "Attributes"):
+        case let (.item(collectionName, number), SecretServiceNames.Item.interface, SecretServiceNames.Item.attributes):
             let attributes = try arguments(call) { message throws(BusFailure) in
                 try message.enterContainer("v", "a{ss}")
                 return try message.readDictionary()

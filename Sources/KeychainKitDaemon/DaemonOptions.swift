@@ -29,6 +29,11 @@ struct DaemonOptions {
         a client's unlock prompt then waits until someone runs keychainkit
         unlock (over SSH too), and a wrong password leaves them locked.
 
+        It is not dumpable, and it locks its memory against swapping where
+        the system allows all of it (CAP_IPC_LOCK, or RLIMIT_MEMLOCK of
+        1 GiB or more: LimitMEMLOCK= in the user manager's configuration);
+        otherwise it says so once at start.
+
         options:
           --replace          take the name from the service that owns it
           --master-fd N      read the login password from descriptor N, to its end

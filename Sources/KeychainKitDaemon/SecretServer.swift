@@ -372,7 +372,7 @@ final class SecretServer {
             aliases[alias] = name
         }
         emit(ObjectPath.root, SecretServiceNames.Service.interface, SecretServiceNames.Service.collectionCreated, collection.path)
-        emitPropertiesChanged(ObjectPath.root, SecretServiceNames.Service.interface, ["Collections": .objectPaths(sortedCollections().map(\.path))])
+        emitPropertiesChanged(ObjectPath.root, SecretServiceNames.Service.interface, [SecretServiceNames.Service.collectionsProperty: .objectPaths(sortedCollections().map(\.path))])
         return collection
     }
 
@@ -417,7 +417,7 @@ final class SecretServer {
 
     /// Announces that `collection` locked or unlocked.
     func lockChanged(_ collection: ServedCollection) {
-        emitPropertiesChanged(collection.path, SecretServiceNames.Collection.interface, ["Locked": .bool(collection.isLocked)])
+        emitPropertiesChanged(collection.path, SecretServiceNames.Collection.interface, [SecretServiceNames.Collection.lockedProperty: .bool(collection.isLocked)])
         emit(ObjectPath.root, SecretServiceNames.Service.interface, SecretServiceNames.Service.collectionChanged, collection.path)
         if !collection.isLocked { completePrompts() }
     }
@@ -602,7 +602,7 @@ final class SecretServer {
         }
         if changes.contains(where: { if case .changed = $0 { false } else { true } }) {
             emitPropertiesChanged(collection.path, SecretServiceNames.Collection.interface,
-                                  ["Items": .objectPaths(collection.numbers().map(collection.itemPath))])
+                                  [SecretServiceNames.Collection.itemsProperty: .objectPaths(collection.numbers().map(collection.itemPath))])
         }
     }
 

@@ -34,8 +34,10 @@ func run() -> Int32 {
         complain("\(error.message)\n\(DaemonOptions.usage)")
         return 2
     }
-    // No core dumps of a process holding secrets, and no ptrace by others.
+    // No core dumps of a process holding secrets, no ptrace by others, and
+    // no secret in swap where the system lets us lock memory.
     _ = keychainkit_forbid_core_dumps(1)
+    if let unlocked = MemoryLock.lockAll() { complain(unlocked) }
     umask(0o077)
     guard makeDirectories(options.dataDirectory) else {
         complain("cannot create \(options.dataDirectory): \(String(cString: strerror(errno)))")

@@ -20,6 +20,7 @@ public func fuzzBusReplies(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
     let script = ReplyScript(FuzzInput.bytes(data, size))
     let operation = script.next()
     let exchange = bus.expect(script)
+    FuzzTrace.say("operation \(operation % 5)")
     let keychain = SecretServiceKeychainInterface(
         busAddress: bus.address, timeout: .milliseconds(250), prompts: .allowed, promptTimeout: .milliseconds(20))
     let key = KeychainAttributes(account: "alice", service: "svc")

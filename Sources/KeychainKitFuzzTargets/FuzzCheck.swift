@@ -36,7 +36,10 @@ enum FuzzTrace {
 
     static func say(_ line: @autoclosure () -> String) {
         guard enabled else { return }
-        let bytes = Array("kk_fuzz: \(line())\n".utf8)
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let microseconds = (Int(now.tv_sec) % 1000) * 1_000_000 + Int(now.tv_nsec) / 1000
+        let bytes = Array("kk_fuzz: \(microseconds) \(line())\n".utf8)
         _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
     }
 }

@@ -58,7 +58,12 @@ package enum SecretServiceNames {
         package static let itemChanged = "ItemChanged"
         package static let itemsProperty = "Items"
         package static let lockedProperty = "Locked"
+        /// The collection's `Label` as a property name (``label``), and as
+        /// `CreateCollection` takes it, qualified.
+        package static let label = "Label"
         package static let labelProperty = "org.freedesktop.Secret.Collection.Label"
+        package static let created = "Created"
+        package static let modified = "Modified"
     }
 
     package enum Item {
