@@ -29,8 +29,9 @@ public func fuzzBusReplies(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
         let result = Result { () throws(KeychainError) in try keychain.readItem(key) }
         FuzzTrace.say("read: \(result)")
         if case let .success(value?) = result {
-            let verified = exchange.servedSecrets.contains { path, secret in
-                secret == value && exchange.servedAttributes[path].map { $0["service"] == "svc" && $0["username"] == "alice" } == true
+            let served = exchange.served
+            let verified = served.secrets.contains { path, secret in
+                secret == value && served.served(path, service: "svc", username: "alice")
             }
             FuzzCheck.require(verified, "a secret was returned that no item verified as (svc, alice) was served with")
         }
@@ -43,7 +44,9 @@ public func fuzzBusReplies(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
     default:
         if let accounts = try? keychain.accounts(inService: "svc") {
             for account in accounts {
-                let served = exchange.servedAttributes.values.contains { $0["service"] == "svc" && $0["username"] == account }
+                let served = exchange.served.attributes.keys.contains {
+                    exchange.served.served($0, service: "svc", username: account)
+                }
                 FuzzCheck.require(served, "a listing named an account no item of svc was served with")
             }
         }

@@ -71,13 +71,13 @@ final class ReplyScript: @unchecked Sendable {
     /// (the caller answers with an error instead).
     func append(
         _ signature: String, to message: OpaquePointer, about path: String?,
-        servedAttributes: inout [String: [String: String]], servedSecrets: inout [(String, [UInt8])]
+        served: Served
     ) -> Bool {
         var types = Substring(signature)
         while !types.isEmpty {
             let one = Self.firstCompleteType(types)
             types = types.dropFirst(one.count)
-            guard appendOne(one, to: message, context: path, servedAttributes: &servedAttributes, servedSecrets: &servedSecrets)
+            guard appendOne(one, to: message, context: path, served: served)
             else { return false }
         }
         return true
@@ -87,7 +87,7 @@ final class ReplyScript: @unchecked Sendable {
     /// attributes or a secret belongs to, when known.
     private func appendOne(
         _ type: Substring, to message: OpaquePointer, context item: String?,
-        servedAttributes: inout [String: [String: String]], servedSecrets: inout [(String, [UInt8])]
+        served: Served
     ) -> Bool {
         switch type.first {
         case "s", "g":
@@ -109,14 +109,14 @@ final class ReplyScript: @unchecked Sendable {
         case "v":
             let inner = pick(["ay", "a{ss}", "s", "b", "t", "ao", "o", "u"])
             guard sd_bus_message_open_container(message, CChar(UInt8(ascii: "v")), inner) >= 0,
-                  appendOne(Substring(inner), to: message, context: item, servedAttributes: &servedAttributes, servedSecrets: &servedSecrets)
+                  appendOne(Substring(inner), to: message, context: item, served: served)
             else { return false }
             return sd_bus_message_close_container(message) >= 0
         case "a":
             let element = Self.firstCompleteType(type.dropFirst())
             if element == "y" {  // a secret's bytes, a parameter, a public key
                 let value = bytes(atMost: pick([48, 128, 16]))
-                if let item { servedSecrets.append((item, value)) }
+                if let item { served.secrets.append((item, value)) }
                 return value.withUnsafeBytes { sd_bus_message_append_array(message, CChar(UInt8(ascii: "y")), $0.baseAddress, $0.count) } >= 0
             }
             if element == "{ss}" {  // attributes
@@ -129,12 +129,12 @@ final class ReplyScript: @unchecked Sendable {
                           appendString(name, "s", message), appendString(value, "s", message),
                           sd_bus_message_close_container(message) >= 0 else { return false }
                 }
-                if let item { servedAttributes[item] = attributes }
+                if let item { served.attributes[item, default: []].append(attributes) }
                 return sd_bus_message_close_container(message) >= 0
             }
             guard sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), String(element)) >= 0 else { return false }
             for _ in 0..<count(atMost: 3) {
-                guard appendOne(element, to: message, context: item, servedAttributes: &servedAttributes, servedSecrets: &servedSecrets) else { return false }
+                guard appendOne(element, to: message, context: item, served: served) else { return false }
             }
             return sd_bus_message_close_container(message) >= 0
         case "{":
@@ -146,16 +146,16 @@ final class ReplyScript: @unchecked Sendable {
             if key == "o" {
                 let path = pick(Self.itemPaths)
                 guard appendString(path, "o", message),
-                      appendOne(value, to: message, context: path, servedAttributes: &servedAttributes, servedSecrets: &servedSecrets)
+                      appendOne(value, to: message, context: path, served: served)
                 else { return false }
             } else if key == "s" && value == "v" {
                 let name = pick(Self.propertyNames)
                 guard appendString(name, "s", message),
-                      appendVariant(of: name, to: message, about: item, servedAttributes: &servedAttributes, servedSecrets: &servedSecrets)
+                      appendVariant(of: name, to: message, about: item, served: served)
                 else { return false }
             } else {
-                guard appendOne(key, to: message, context: item, servedAttributes: &servedAttributes, servedSecrets: &servedSecrets),
-                      appendOne(value, to: message, context: item, servedAttributes: &servedAttributes, servedSecrets: &servedSecrets)
+                guard appendOne(key, to: message, context: item, served: served),
+                      appendOne(value, to: message, context: item, served: served)
                 else { return false }
             }
             return sd_bus_message_close_container(message) >= 0
@@ -169,7 +169,7 @@ final class ReplyScript: @unchecked Sendable {
                 let one = Self.firstCompleteType(rest)
                 rest = rest.dropFirst(one.count)
                 guard appendOne(one, to: message, context: one == "ay" && rest == "s" ? item : nil,
-                                servedAttributes: &servedAttributes, servedSecrets: &servedSecrets) else { return false }
+                                served: served) else { return false }
             }
             return sd_bus_message_close_container(message) >= 0
         default:
@@ -182,12 +182,12 @@ final class ReplyScript: @unchecked Sendable {
     /// another.
     func appendVariant(
         of name: String, to message: OpaquePointer, about item: String?,
-        servedAttributes: inout [String: [String: String]], servedSecrets: inout [(String, [UInt8])]
+        served: Served
     ) -> Bool {
         let types = ["Attributes": "a{ss}", "Label": "s", "Locked": "b", "Created": "t", "Modified": "t", "Items": "ao", "Collections": "ao"]
         let inner = next() < 224 ? types[name] ?? pick(["s", "t", "b", "a{ss}"]) : pick(["s", "t", "b", "a{ss}", "ao", "u", "ay"])
         return sd_bus_message_open_container(message, CChar(UInt8(ascii: "v")), inner) >= 0
-            && appendOne(Substring(inner), to: message, context: item, servedAttributes: &servedAttributes, servedSecrets: &servedSecrets)
+            && appendOne(Substring(inner), to: message, context: item, served: served)
             && sd_bus_message_close_container(message) >= 0
     }
 
@@ -213,5 +213,20 @@ final class ReplyScript: @unchecked Sendable {
         default:
             return signature.prefix(1)
         }
+    }
+}
+
+/// What a script served, for the checks after the operation: written by
+/// the connection's thread while the client waits for each answer, read
+/// once the operation has returned.
+final class Served: @unchecked Sendable {
+    /// Every set of attributes served for an item, by its path.
+    var attributes: [String: [[String: String]]] = [:]
+    /// Every secret served, with the path of the item it was served for.
+    var secrets: [(String, [UInt8])] = []
+
+    /// Whether an item at `path` was served with `service` and `username`.
+    func served(_ path: String, service: String, username: String) -> Bool {
+        attributes[path]?.contains { $0["service"] == service && $0["username"] == username } ?? false
     }
 }

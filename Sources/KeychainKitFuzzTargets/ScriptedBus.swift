@@ -24,10 +24,8 @@ final class ScriptedBus: @unchecked Sendable {
     /// One connection's script and what it served.
     final class Exchange: @unchecked Sendable {
         let script: ReplyScript
-        /// Each item's attributes as last served, by path.
-        var servedAttributes: [String: [String: String]] = [:]
-        /// Every secret served, with the item it was served for.
-        var servedSecrets: [(String, [UInt8])] = []
+        /// What the script served.
+        let served = Served()
         /// Whether the connection has ended (guarded by `ended`'s lock).
         let ended = Locked(false)
 
@@ -148,7 +146,7 @@ final class ScriptedBus: @unchecked Sendable {
                 ? property.map { String(cString: $0) } ?? "" : ""
             reply(to: call, on: bus, sender: serviceName) { message in
                 script.appendVariant(of: name, to: message, about: path,
-                                     servedAttributes: &exchange.servedAttributes, servedSecrets: &exchange.servedSecrets)
+                                     served: exchange.served)
             }
             return
         }
@@ -156,7 +154,7 @@ final class ScriptedBus: @unchecked Sendable {
         reply(to: call, on: bus, sender: serviceName) { message in
             if member == "Introspect" && signature == "s" { return appendString(script.pick(ReplyScript.introspections), message) }
             return script.append(signature, to: message, about: path,
-                                 servedAttributes: &exchange.servedAttributes, servedSecrets: &exchange.servedSecrets)
+                                 served: exchange.served)
         }
         if member == "Prompt" && script.next() & 1 == 0 {
             // The prompt completes (dismissed or not, with what result the
@@ -166,7 +164,7 @@ final class ScriptedBus: @unchecked Sendable {
                   let signal else { return }
             defer { sd_bus_message_unref(signal) }
             _ = sd_bus_message_set_sender(signal, serviceName)
-            if script.append("bv", to: signal, about: nil, servedAttributes: &exchange.servedAttributes, servedSecrets: &exchange.servedSecrets) {
+            if script.append("bv", to: signal, about: nil, served: exchange.served) {
                 _ = sd_bus_send(bus, signal, nil)
             }
         }
