@@ -38,10 +38,13 @@ only_kk_symbols() {  # only_kk_symbols [LIBRARY]: build/lib's by default
     local library=${1:-$lib} others
     others=$(readelf --dyn-syms -W "$library" | awk '$5 == "GLOBAL" && $7 != "UND" {print $8}' | grep -v '^kk_')
     [ -z "$others" ] || { echo "$library exports besides kk_: $others"; return 1; }
-    # Every function the header declares is exported.
-    local declared
+    # Every function the header declares is exported. (The table is read
+    # once: `readelf | grep -q` under pipefail fails when grep, having found
+    # the name, exits before readelf has written the rest: SIGPIPE.)
+    local declared exported
+    exported=$(readelf --dyn-syms -W "$library" | awk '{print $8}')
     for declared in $(grep -oE '^KK_API [^(]*\(' include/keychainkit.h | sed -E 's/.*[ *](kk_[a-z_]+)\($/\1/'); do
-        readelf --dyn-syms -W "$library" | awk '{print $8}' | grep -qx "$declared" || { echo "$library: missing $declared"; return 1; }
+        grep -qx "$declared" <<<"$exported" || { echo "$library: missing $declared"; return 1; }
     done
 }
 check "exports only the kk_ symbols, all of the header's" only_kk_symbols
