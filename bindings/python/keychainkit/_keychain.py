@@ -810,38 +810,23 @@ class Keychain(MutableMapping[str, str]):
         """Calls ``callback(event)`` (a :class:`ChangeEvent`) when the key
         changes, until the observation is cancelled or the keychain closed.
 
-        - Every write or removal attempt of the key through this keychain
-          (successful or not, equal value or not) is reported as ``"set"``
-          or ``"remove"``, on the thread that made it, before that call
-          returns. These are the only events of this keychain's own writes.
-        - Changes made elsewhere — by another process (``secret-tool``,
-          libsecret, Python ``keyring``, another KeychainKit program) or
-          through another keychain (on the Secret Service, on the same file
-          of :meth:`file`, or an in-memory one opened with
-          ``Keychain.in_memory(sharing=...)``) — are reported
-          as ``"changed"`` (created or changed: read it again) or
-          ``"deleted"``, with status OK and no error, once each and within
-          tens of milliseconds (a burst of changes to one key is coalesced
-          into one: ``KK_OBSERVE_COALESCE_MS`` in the C header). They run on the keychain's *delivery thread*, a thread of
-          the C library that starts with the keychain's first observer and
-          ends with its last one or :meth:`close` (ctypes takes the GIL
-          for each call there). Not seen: another tool's update in place of an existing
-          item (the Secret Service does not announce it; KeychainKit
-          programs do), and items a locked collection hides. Another
-          tool's creation or replacement of an item within 250 ms of this
-          keychain's own write of it is taken for that write's echo
-          (deletions, and other KeychainKit programs' writes, are always
-          told apart). Returns once such changes are being listened for.
+        What is reported, and when, is the C library's: ``kk_observe()`` in
+        ``keychainkit.h``. In short: this keychain's own attempts as
+        ``"set"`` or ``"remove"``, on the thread that made them, before that
+        call returns; changes made elsewhere as ``"changed"`` or
+        ``"deleted"``, on the keychain's *delivery thread* (a thread of the C
+        library; ctypes takes the GIL for each call there). Returns once such
+        changes are being listened for.
 
-        Callbacks may run on several threads at once. A callback may use the
-        keychain (read the new value, for instance), cancel its own
-        observation, or close the keychain: :meth:`close` waits for a
-        callback running on the delivery thread to return, except when
-        called from that callback itself. So a callback must not wait for a
-        thread that is closing the keychain. An exception a callback raises
-        is reported through :func:`sys.unraisablehook`; it does not reach
-        the writer nor stop the delivery thread, and the next callbacks
-        still run. The callback stays registered until
+        What the binding adds: callbacks may run on several threads at once.
+        A callback may use the keychain (read the new value, for instance),
+        cancel its own observation, or close the keychain: :meth:`close`
+        waits for a callback running on the delivery thread to return,
+        except when called from that callback itself. So a callback must not
+        wait for a thread that is closing the keychain. An exception a
+        callback raises is reported through :func:`sys.unraisablehook`; it
+        does not reach the writer nor stop the delivery thread, and the next
+        callbacks still run. The callback stays registered until
         :meth:`Observation.cancel` or :meth:`close`, even when the returned
         handle is dropped.
         """
