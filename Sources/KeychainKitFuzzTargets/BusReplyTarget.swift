@@ -21,15 +21,22 @@ public func fuzzBusReplies(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
     let operation = script.next()
     let exchange = bus.expect(script)
     FuzzTrace.say("operation \(operation % 5)")
+    run(operation, against: bus.address, served: exchange.served)
+    FuzzCheck.require(exchange.waitUntilEnded(seconds: 10), "the client kept its connection after its keychain was released")
+    return 0
+}
+
+/// Runs operation `operation % 5` on a fresh backend at `address`, checking
+/// its result against what was `served`; the backend is released on return.
+private func run(_ operation: UInt8, against address: String, served: Served) {
     let keychain = SecretServiceKeychainInterface(
-        busAddress: bus.address, timeout: .milliseconds(250), prompts: .allowed, promptTimeout: .milliseconds(20))
+        busAddress: address, timeout: .milliseconds(250), prompts: .allowed, promptTimeout: .milliseconds(20))
     let key = KeychainAttributes(account: "alice", service: "svc")
     switch operation % 5 {
     case 0:
         let result = Result { () throws(KeychainError) in try keychain.readItem(key) }
         FuzzTrace.say("read: \(result)")
         if case let .success(value?) = result {
-            let served = exchange.served
             let verified = served.secrets.contains { path, secret in
                 secret == value && served.served(path, service: "svc", username: "alice")
             }
@@ -44,14 +51,11 @@ public func fuzzBusReplies(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
     default:
         if let accounts = try? keychain.accounts(inService: "svc") {
             for account in accounts {
-                let served = exchange.served.attributes.keys.contains {
-                    exchange.served.served($0, service: "svc", username: account)
-                }
-                FuzzCheck.require(served, "a listing named an account no item of svc was served with")
+                let named = served.attributes.keys.contains { served.served($0, service: "svc", username: account) }
+                FuzzCheck.require(named, "a listing named an account no item of svc was served with")
             }
         }
     }
-    return 0
 }
 
 /// The one scripted bus of the process, listening from the first input on.

@@ -26,10 +26,26 @@ final class ScriptedBus: @unchecked Sendable {
         let script: ReplyScript
         /// What the script served.
         let served = Served()
-        /// Whether the connection has ended (guarded by `ended`'s lock).
+        /// Whether a connection took this script, and whether its thread
+        /// has ended, its bus freed.
+        let accepted = Locked(false)
         let ended = Locked(false)
 
         init(script: ReplyScript) { self.script = script }
+
+        /// Waits (at most `seconds`) until the client has left and the
+        /// connection's thread has freed what it held, so that an input's
+        /// allocations end with it (libFuzzer counts them: a thread still
+        /// serving made LeakSanitizer report its bus); `false` when it has
+        /// not by then.
+        func waitUntilEnded(seconds: Int) -> Bool {
+            guard accepted.withLock({ $0 }) else { return true }
+            for _ in 0..<(seconds * 1000) {
+                if ended.withLock({ $0 }) { return true }
+                usleep(1000)
+            }
+            return ended.withLock { $0 }
+        }
     }
 
     /// Listens on a socket in a private directory; `nil` when that fails.
@@ -69,6 +85,7 @@ final class ScriptedBus: @unchecked Sendable {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { continue }
             guard let exchange = state.withLock({ $0 }) else { close(connection); continue }
+            exchange.accepted.withLock { $0 = true }
             Self.startThread { Self.serve(connection, exchange) }
         }
     }
