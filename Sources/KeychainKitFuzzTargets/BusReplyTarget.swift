@@ -35,7 +35,7 @@ private func run(_ operation: UInt8, against address: String, served: Served) {
     switch operation % 5 {
     case 0:
         let result = Result { () throws(KeychainError) in try keychain.readItem(key) }
-        FuzzTrace.say("read: \(result)")
+        FuzzTrace.say("read: \(result); served attributes \(served.attributes), secrets \(served.secrets)")
         if case let .success(value?) = result {
             let verified = served.secrets.contains { path, secret in
                 secret == value && served.served(path, service: "svc", username: "alice")

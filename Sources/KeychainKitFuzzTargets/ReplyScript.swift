@@ -44,7 +44,9 @@ final class ReplyScript: @unchecked Sendable {
     static let otherPaths = ["/", "/org/freedesktop/secrets/prompt/p1", "/org/freedesktop/secrets/session/s1"]
     static let attributeNames = ["service", "username", "xdg:schema", "application", "gkr:compat:hashed:service", ""]
     static let attributeValues = [
-        "svc", "alice", "bob", "", "Alice", "alice\u{0}", "\u{e9}", "org.freedesktop.Secret.Generic",
+        // (No NUL: a D-Bus string cannot hold one, and what is recorded
+        // must be what was sent.)
+        "svc", "alice", "bob", "", "Alice", "alice ", "\u{e9}", "org.freedesktop.Secret.Generic",
         "io.github.keychainkit.Password", "8e4a1dcc7f5f3d3ee8a4d9f1b2d0c1a5",
     ]
     static let errorNames = [
