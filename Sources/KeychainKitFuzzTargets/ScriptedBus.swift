@@ -26,26 +26,13 @@ final class ScriptedBus: @unchecked Sendable {
         let script: ReplyScript
         /// What the script served.
         let served = Served()
-        /// Whether a connection took this script, and whether its thread
-        /// has ended, its bus freed.
-        let accepted = Locked(false)
+        /// Whether a connection took this script (guarded by the bus's
+        /// `state` lock, which hands the script out).
+        var accepted = false
+        /// Whether the connection's thread has ended, its bus freed.
         let ended = Locked(false)
 
         init(script: ReplyScript) { self.script = script }
-
-        /// Waits (at most `seconds`) until the client has left and the
-        /// connection's thread has freed what it held, so that an input's
-        /// allocations end with it (libFuzzer counts them: a thread still
-        /// serving made LeakSanitizer report its bus); `false` when it has
-        /// not by then.
-        func waitUntilEnded(seconds: Int) -> Bool {
-            guard accepted.withLock({ $0 }) else { return true }
-            for _ in 0..<(seconds * 1000) {
-                if ended.withLock({ $0 }) { return true }
-                usleep(1000)
-            }
-            return ended.withLock { $0 }
-        }
     }
 
     /// Listens on a socket in a private directory; `nil` when that fails.
@@ -80,12 +67,33 @@ final class ScriptedBus: @unchecked Sendable {
         return exchange
     }
 
+    /// Ends `exchange`: a connection that comes later is closed unserved;
+    /// waits (at most `seconds`) until the one that took it, if any, has
+    /// ended and freed what it held, so that an input's allocations end with
+    /// it (libFuzzer counts them: a thread still serving made LeakSanitizer
+    /// report its bus). `false` when it has not by then.
+    func finish(_ exchange: Exchange, seconds: Int) -> Bool {
+        let accepted = state.withLock { current -> Bool in
+            current = nil
+            return exchange.accepted
+        }
+        guard accepted else { return true }
+        for _ in 0..<(seconds * 1000) {
+            if exchange.ended.withLock({ $0 }) { return true }
+            usleep(1000)
+        }
+        return exchange.ended.withLock { $0 }
+    }
+
     private func acceptForever() {
         while true {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { continue }
-            guard let exchange = state.withLock({ $0 }) else { close(connection); continue }
-            exchange.accepted.withLock { $0 = true }
+            let taken = state.withLock { current -> Exchange? in
+                current?.accepted = true
+                return current
+            }
+            guard let exchange = taken else { close(connection); continue }
             Self.startThread { Self.serve(connection, exchange) }
         }
     }
