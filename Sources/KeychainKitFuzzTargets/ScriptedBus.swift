@@ -26,11 +26,10 @@ final class ScriptedBus: @unchecked Sendable {
         let script: ReplyScript
         /// What the script served.
         let served = Served()
-        /// Whether a connection took this script (guarded by the bus's
-        /// `state` lock, which hands the script out).
-        var accepted = false
-        /// Whether the connection's thread has ended, its bus freed.
-        let ended = Locked(false)
+        /// How many connections serve this script and have not freed their
+        /// bus yet (a client may connect again after a failure); counted
+        /// up under the bus's `state` lock, which hands the script out.
+        let serving = Locked(0)
 
         init(script: ReplyScript) { self.script = script }
     }
@@ -68,21 +67,17 @@ final class ScriptedBus: @unchecked Sendable {
     }
 
     /// Ends `exchange`: a connection that comes later is closed unserved;
-    /// waits (at most `seconds`) until the one that took it, if any, has
-    /// ended and freed what it held, so that an input's allocations end with
+    /// waits (at most `seconds`) until those that took it, if any, have
+    /// ended and freed what they held, so that an input's allocations end with
     /// it (libFuzzer counts them: a thread still serving made LeakSanitizer
     /// report its bus). `false` when it has not by then.
     func finish(_ exchange: Exchange, seconds: Int) -> Bool {
-        let accepted = state.withLock { current -> Bool in
-            current = nil
-            return exchange.accepted
-        }
-        guard accepted else { return true }
+        state.withLock { $0 = nil }
         for _ in 0..<(seconds * 1000) {
-            if exchange.ended.withLock({ $0 }) { return true }
+            if exchange.serving.withLock({ $0 }) == 0 { return true }
             usleep(1000)
         }
-        return exchange.ended.withLock { $0 }
+        return exchange.serving.withLock { $0 } == 0
     }
 
     private func acceptForever() {
@@ -90,7 +85,7 @@ final class ScriptedBus: @unchecked Sendable {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { continue }
             let taken = state.withLock { current -> Exchange? in
-                current?.accepted = true
+                current?.serving.withLock { $0 += 1 }
                 return current
             }
             guard let exchange = taken else { close(connection); continue }
@@ -100,7 +95,7 @@ final class ScriptedBus: @unchecked Sendable {
 
     /// Serves one connection until the client leaves.
     private static func serve(_ socket: Int32, _ exchange: Exchange) {
-        defer { exchange.ended.withLock { $0 = true } }
+        defer { exchange.serving.withLock { $0 -= 1 } }
         var opened: OpaquePointer?
         var id = sd_id128_t()
         guard sd_bus_new(&opened) >= 0, let bus = opened else { close(socket); return }
