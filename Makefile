@@ -315,7 +315,8 @@ test-cli: $(CLI) $(GIT_HELPER)
 	scripts/with-keepassxc.sh IntegrationTests/cli/run.sh $(CURDIR)/$(CLI) $(PYTHON)
 
 # git-credential-keychainkit with real git, on gnome-keyring (and against
-# git's own git-credential-libsecret), KWallet and KeePassXC.
+# git's own git-credential-libsecret), KWallet and KeePassXC; on each, git's
+# own t0303 (the installed git's test suite: scripts/build-git-test-suite.sh).
 test-git: $(GIT_HELPER)
 	$(HARNESS) IntegrationTests/git/run.sh $(CURDIR)/$(GIT_HELPER) $(PYTHON)
 	scripts/with-kwallet.sh IntegrationTests/git/run.sh $(CURDIR)/$(GIT_HELPER) $(PYTHON)
@@ -333,11 +334,11 @@ test-portal: $(CLI)
 	IntegrationTests/portal/run.sh $(CURDIR)/$(CLI) $(PYTHON)
 
 # keychainkitd (IntegrationTests/daemon): clients nobody here wrote
-# (secret-tool, Python keyring with its own backend tests,
-# git-credential-libsecret, docker-credential-secretservice, libsecret's
-# file backend), and the daemon's own promises over the bus. The C suite
-# also runs on it (test-c).
-test-daemon: $(DAEMON) $(CLI)
+# (secret-tool, Python keyring with its own backend tests, git's t0303 with
+# git-credential-libsecret and ours, docker-credential-secretservice,
+# libsecret's file backend), and the daemon's own promises over the bus. The
+# C suite also runs on it (test-c).
+test-daemon: $(DAEMON) $(CLI) $(GIT_HELPER)
 	$(PYTHON) -m pytest -q -p no:cacheprovider IntegrationTests/daemon
 
 # Against the hostile fake Secret Service (IntegrationTests/hostile): the fake itself,

@@ -4,7 +4,7 @@
 # are missing. Needs root (or sudo); prints what is missing otherwise.
 set -eu
 
-packages="git gcc make libsystemd-dev libgcrypt20-dev libglib2.0-dev libsecret-1-dev pkg-config python3-dev gnome-keyring dbus dbus-daemon dbus-bin libglib2.0-bin libsecret-tools valgrind python3-dbus libkf5wallet-bin libqca-qt5-2-plugins keepassxc xvfb xdotool gcr keyutils python3-venv debhelper dh-python python3-all python3-build python3-installer python3-setuptools python3-wheel lintian devscripts man-db groff-base bash-completion golang-docker-credential-helpers podman docker-registry apache2-utils gdb xdg-desktop-portal bubblewrap debootstrap patchelf libcap2-bin"
+packages="git gcc make libsystemd-dev libgcrypt20-dev libglib2.0-dev libsecret-1-dev pkg-config python3-dev gnome-keyring dbus dbus-daemon dbus-bin libglib2.0-bin libsecret-tools valgrind python3-dbus libkf5wallet-bin libqca-qt5-2-plugins keepassxc xvfb xdotool gcr keyutils python3-venv debhelper dh-python python3-all python3-build python3-installer python3-setuptools python3-wheel lintian devscripts man-db groff-base bash-completion golang-docker-credential-helpers podman docker-registry apache2-utils gdb xdg-desktop-portal bubblewrap debootstrap patchelf libcap2-bin zlib1g-dev xz-utils"
 
 missing=""
 for package in $packages; do

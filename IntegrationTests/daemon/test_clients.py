@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """keychainkitd verified by clients nobody here wrote, run unchanged as their
 users run them: secret-tool (libsecret), Python keyring's SecretService
-backend with keyring's own backend tests, git's git-credential-libsecret,
+backend with keyring's own backend tests, git's t0303 with git's
+git-credential-libsecret (and ours),
 Debian's docker-credential-secretservice; and libsecret's file backend
 reading the keyring file with the password."""
 import json
@@ -88,19 +89,19 @@ class TestKeyringSecretServiceBackend(BackendBasicTests):
         return backend
 
 
-def test_git_credential_libsecret(daemon):
-    helper = subprocess.run([str(ROOT / "scripts/build-git-credential-libsecret.sh")], capture_output=True, text=True)
-    assert helper.returncode == 0, helper.stderr
-    path = helper.stdout.strip()
-
-    def run(action, text):
-        return subprocess.run([path, action], env=daemon.bus.env, input=text.encode(), capture_output=True, timeout=30)
-
-    query = "protocol=https\nhost=git.example\nusername=ann\n"
-    assert run("store", query + "password=hunter2\n").returncode == 0
-    assert b"password=hunter2" in run("get", query).stdout
-    assert run("erase", query).returncode == 0
-    assert b"password=" not in run("get", query).stdout
+@pytest.mark.parametrize("helper", ["git-credential-libsecret", "git-credential-keychainkit"])
+def test_git_credential_helper_passes_gits_t0303(daemon, helper):
+    """git's own test for credential helpers, unchanged (IntegrationTests/git/t0303.sh)."""
+    if helper == "git-credential-libsecret":
+        built = subprocess.run([str(ROOT / "scripts/build-git-credential-libsecret.sh")], capture_output=True, text=True)
+        assert built.returncode == 0, built.stderr
+        path = built.stdout.strip()
+    else:
+        path = str(ROOT / "build/bin/git-credential-keychainkit")
+    run = subprocess.run([str(ROOT / "IntegrationTests/git/t0303.sh"), path], env={**daemon.bus.env, "KEYCHAINKIT_TEST_KEYRING": "private"},
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.splitlines()[-1].endswith(" passed, 0 failed")
 
 
 def test_docker_credential_secretservice(daemon):

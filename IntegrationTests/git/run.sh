@@ -12,8 +12,9 @@
 # git-credential-libsecret is built from the git package's contrib sources
 # (scripts/build-git-credential-libsecret.sh) and checked against ours both ways
 # (on gnome-keyring only: on KeePassXC 2.7.4 libsecret's store over an
-# existing item never returns). Exits with pytest's status; "no tests collected" is
-# a failure too.
+# existing item never returns). Then git's own t0303 on HELPER
+# (IntegrationTests/git/t0303.sh). Fails when either fails; "no tests
+# collected" is a failure too.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,5 +32,6 @@ fi
 status=0
 KEYCHAINKIT_GIT_HELPER="$helper" KEYCHAINKIT_GIT_LIBSECRET_HELPER="$libsecret_helper" \
     "$python" -m pytest -p no:cacheprovider -q "$here" "$@" || status=$?
-[ "$status" -eq 5 ] && { echo "$0: pytest collected no tests: failing" >&2; exit 1; }
+[ "$status" -eq 5 ] && { echo "$0: pytest collected no tests: failing" >&2; status=1; }
+"$here/t0303.sh" "$helper" || status=1
 exit "$status"
