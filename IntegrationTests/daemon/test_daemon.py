@@ -3,6 +3,7 @@
 the name, how it ends, what survives a SIGKILL, what one client may make it
 hold, whose session is whose, the signals of every change, and the
 password."""
+import contextlib
 import os
 import resource
 import signal
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import (KEYCHAINKIT, KEYCHAINKITD, LOGIN, NAME, PASSWORD, SERVICE, Daemon, DBusError, call,
                       properties, subscribe)
-from jeepney import DBusAddress, new_method_call
+from jeepney import DBusAddress, message_bus, new_method_call
 
 COLLECTION = DBusAddress(LOGIN, bus_name=NAME, interface="org.freedesktop.Secret.Collection")
 UNLOCK = "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"
@@ -204,6 +205,105 @@ def test_sessions_end_when_their_client_leaves_and_are_capped_per_client(daemon)
             plain_session(connection)
         assert refused.value.name == "org.freedesktop.DBus.Error.LimitsExceeded"
     # That client left: its sessions are gone, another client opens its own.
+    with daemon.bus.connect() as connection:
+        for _ in range(64):
+            plain_session(connection)
+
+
+def send_at_once(connection, messages, first_serial=1000):
+    """Writes `messages` in one go without waiting for answers, as a client
+    flooding the daemon does, and waits until the bus daemon has passed
+    them on (a call to the bus daemon after them has its answer); returns
+    their serials."""
+    serials = range(first_serial, first_serial + len(messages))
+    connection.sock.sendall(b"".join(message.serialise(serial=serial) for message, serial in zip(messages, serials)))
+    connection.send_and_get_reply(new_method_call(message_bus, "GetId"), timeout=60)
+    return set(serials)
+
+
+def answers(connection, serials):
+    """The answers to the calls of `serials`: (their serials as the daemon
+    numbered them, the error names among them)."""
+    numbered, errors = [], []
+    while len(numbered) < len(serials):
+        message = connection.receive(timeout=120)
+        if message.header.fields.get(5) in serials:  # 5: REPLY_SERIAL
+            numbered.append(message.header.serial)
+            if message.header.message_type.name == "error":
+                errors.append(message.header.fields.get(4))  # 4: ERROR_NAME
+    return numbered, errors
+
+
+@contextlib.contextmanager
+def paused(daemon):
+    """The daemon stopped (SIGSTOP) while the calls sent meanwhile wait at
+    the bus daemon in the order they came, then continued: it finds them
+    all at once, as a busy daemon would."""
+    daemon.process.send_signal(signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        daemon.process.send_signal(signal.SIGCONT)
+
+
+def fill(connection, count):
+    """`count` items of service=flood in the session collection (in memory:
+    quick to fill), which the flood's searches each find."""
+    session = plain_session(connection)
+    in_memory = DBusAddress("/org/freedesktop/secrets/aliases/session", bus_name=NAME,
+                            interface="org.freedesktop.Secret.Collection")
+    for n in range(count):
+        props = {"org.freedesktop.Secret.Item.Label": ("s", "flood"),
+                 "org.freedesktop.Secret.Item.Attributes": ("a{ss}", {"service": "flood", "n": str(n)})}
+        call(connection, in_memory, "CreateItem", "a{sv}(oayays)b", (props, (session, b"", b"v", "text/plain"), False))
+
+
+FLOOD_SEARCH = new_method_call(SERVICE, "SearchItems", "a{ss}", ({"service": "flood"},))
+
+
+def test_a_flooding_client_does_not_hold_up_another(daemon):
+    """One client's 4,000 searches sent at once, then another client's
+    call: the other is answered in its turn, ahead of most of the backlog.
+    (Answered in the order they came, it came after every one.)"""
+    with daemon.bus.connect() as flooder, daemon.bus.connect() as other:
+        fill(flooder, 200)
+        with paused(daemon):
+            sent = send_at_once(flooder, [FLOOD_SEARCH] * 4000)
+            (serial,) = send_at_once(other, [new_method_call(SERVICE, "ReadAlias", "s", ("default",))])
+        reply = other.receive(timeout=60)
+        assert reply.header.fields.get(5) == serial and reply.body == (LOGIN,)
+        numbered, errors = answers(flooder, sent)
+        assert errors == []
+        later = sum(1 for number in numbered if number > reply.header.serial)
+        assert later > 3000, f"only {later} of the flood's 4,000 answers came after the other client's"
+
+
+def test_calls_past_a_clients_share_are_refused_at_once_and_it_is_served_after(daemon):
+    """More calls at once than the daemon holds for one client (4,096
+    waiting): the excess is answered LimitsExceeded at once, not held, and
+    every call gets an answer. (The bus daemon passes calls on faster than
+    searches that each find 300 items are answered, so the backlog grows.)"""
+    with daemon.bus.connect() as flooder:
+        fill(flooder, 300)
+        with paused(daemon):
+            sent = send_at_once(flooder, [FLOOD_SEARCH] * 12_000)
+        numbered, errors = answers(flooder, sent)
+        assert len(numbered) == len(sent)
+        assert errors and set(errors) == {"org.freedesktop.DBus.Error.LimitsExceeded"}, len(errors)
+        assert len(search(flooder, {"service": "flood"})[0]) == 300
+
+
+def test_the_calls_a_client_left_waiting_open_no_session(daemon):
+    """Clients that send 64 OpenSession at once and leave before the busy
+    daemon reads them: what is still waiting when it hears one left is
+    dropped, not done for nobody (sessions nobody would end), so 100 of them
+    (6,400 calls, more than the 4,096 sessions the daemon holds) leave room
+    for the next client's sessions."""
+    opening = new_method_call(SERVICE, "OpenSession", "sv", ("plain", ("s", "")))
+    with paused(daemon):
+        for _ in range(100):
+            with daemon.bus.connect() as leaving:
+                send_at_once(leaving, [opening] * 64)
     with daemon.bus.connect() as connection:
         for _ in range(64):
             plain_session(connection)

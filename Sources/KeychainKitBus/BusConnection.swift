@@ -42,6 +42,10 @@ package final class BusConnection {
 
     fileprivate let receiver: BusSignalReceiver
 
+    /// A server's method calls read and not yet answered
+    /// (``serveObjects(under:limits:_:)``, ``serve(until:watching:onWatched:due:)``).
+    var waitingCalls: FairQueue<(BusMessage, BusRegistration)>?
+
     private init(bus: OpaquePointer, timeoutMicroseconds: UInt64, receiver: BusSignalReceiver) {
         self.bus = bus
         self.ownerPID = getpid()

@@ -15,8 +15,12 @@ package final class BusRegistration {
 
     private var slot: OpaquePointer?
     fileprivate let handler: (BusMessage) -> Void
+    /// The connection whose ``BusConnection/waitingCalls`` the messages
+    /// wait in before `handler` takes them; `nil`: handled as they come.
+    private weak var queueing: BusConnection?
 
-    fileprivate init(_ handler: @escaping (BusMessage) -> Void) {
+    fileprivate init(queueingOn connection: BusConnection? = nil, _ handler: @escaping (BusMessage) -> Void) {
+        self.queueing = connection
         self.handler = handler
     }
 
@@ -24,9 +28,11 @@ package final class BusRegistration {
         sd_bus_slot_unref(slot)
     }
 
-    /// Runs the handler on a message sd-bus lends for the call.
+    /// Hands a message sd-bus lends to the handler, or queues it for its turn.
     fileprivate func deliver(_ message: OpaquePointer) {
-        handler(BusMessage(owning: sd_bus_message_ref(message)))
+        let message = BusMessage(owning: sd_bus_message_ref(message))
+        guard let connection = queueing else { return handler(message) }
+        connection.admit(message, for: self)
     }
 
     fileprivate func install(_ body: (UnsafeMutablePointer<OpaquePointer?>, UnsafeMutableRawPointer) -> Int32, _ operation: String) throws(BusFailure) {
@@ -47,8 +53,19 @@ extension BusConnection {
     /// Hands every method call to `prefix` or an object below it to
     /// `handler`, which must answer each one (``reply(to:)``,
     /// ``replyError(to:name:message:)``). Kept while the registration is.
-    package func serveObjects(under prefix: String, _ handler: @escaping (BusMessage) -> Void) throws(BusFailure) -> BusRegistration {
-        let registration = BusRegistration(handler)
+    ///
+    /// The calls are read ahead into a ``FairQueue`` bounded by `limits`
+    /// and answered one per client in turn (``serve(until:watching:onWatched:due:)``),
+    /// so one client's backlog does not hold up another's call. A call
+    /// past its client's share is answered at once with
+    /// `org.freedesktop.DBus.Error.LimitsExceeded` (dbus-daemon's answer
+    /// past its own `max_replies_per_connection`) and not done.
+    package func serveObjects(
+        under prefix: String, limits: FairQueueLimits,
+        _ handler: @escaping (BusMessage) -> Void
+    ) throws(BusFailure) -> BusRegistration {
+        if waitingCalls == nil { waitingCalls = FairQueue(limits: limits) }
+        let registration = BusRegistration(queueingOn: self, handler)
         try registration.install({ slot, userdata in
             prefix.withCString { sd_bus_add_fallback(raw, slot, $0, deliverCall, userdata) }
         }, "serving objects under \(prefix)")
@@ -99,12 +116,15 @@ extension BusConnection {
     }
 
     /// Handles messages as they come until `stop` (a descriptor) is
-    /// readable; returns then, having answered everything received before.
-    /// When `watched` is readable it calls `onWatched` (which reads it);
-    /// between messages it calls `due`, which does what is due and says in
-    /// how many microseconds it wants to be called again (`nil`: only
-    /// after the next message or `watched`). One `poll` waits for all of
-    /// them. A connection the bus closed ends it with a failure.
+    /// readable, and returns then; calls read but not yet answered are
+    /// left unanswered (and not done). Each turn reads what has arrived
+    /// (until the served objects' ``waitingCalls`` are full), then answers
+    /// one waiting call of each client. When `watched` is readable it calls
+    /// `onWatched` (which reads it); between turns it calls `due`, which
+    /// does what is due and says in how many microseconds it wants to be
+    /// called again (`nil`: only after the next message or `watched`). One
+    /// `poll` waits for all of them. A connection the bus closed ends it
+    /// with a failure.
     package func serve(
         until stop: Int32, watching watched: Int32 = -1, onWatched: () -> Void = {}, due: () -> UInt64?
     ) throws(BusFailure) {
@@ -113,9 +133,12 @@ extension BusConnection {
             repeat {
                 processed = sd_bus_process(raw, nil)
                 try BusFailure.check(processed, "reading from the bus")
-            } while processed > 0
+            } while processed > 0 && !(waitingCalls?.isFull ?? false)
+            for (call, registration) in waitingCalls?.nextRound() ?? [] { registration.handler(call) }
+            let busy = !(waitingCalls?.isEmpty ?? true)
             var timeout: UInt64 = 0
-            var milliseconds = Int32(min((due() ?? 60_000_000) / 1000, 60_000))
+            let wanted = due()
+            var milliseconds = busy ? 0 : Int32(min((wanted ?? 60_000_000) / 1000, 60_000))
             if sd_bus_get_timeout(raw, &timeout) >= 0 && timeout != UInt64.max {
                 let left = timeout > Deadline.now() ? (timeout - Deadline.now() + 999) / 1000 : 0
                 milliseconds = min(milliseconds, Int32(min(left, 60_000)))
@@ -130,6 +153,26 @@ extension BusConnection {
             if watched >= 0 && fds[2].revents != 0 { onWatched() }
         }
     }
+}
+
+extension BusConnection {
+
+    /// Drops the calls `sender` has waiting: a client that has left.
+    package func discardWaitingCalls(from sender: String) {
+        waitingCalls?.discard(from: sender)
+    }
+
+    /// Queues `call` for its turn, or refuses it past its client's share.
+    fileprivate func admit(_ call: BusMessage, for registration: BusRegistration) {
+        // A malformed body is counted as the header alone; its handler refuses it.
+        let size = ((try? call.bodySize()) ?? 0) + Self.callHeaderBytes
+        if waitingCalls!.admit((call, registration), from: call.sender ?? "", bytes: size) { return }
+        try? replyError(to: call, name: BusNames.BusError.limitsExceeded,
+                        message: "this connection has more calls waiting than the service holds for one client")
+    }
+
+    /// What a waiting call costs beyond its body: sd-bus's message and header.
+    private static let callHeaderBytes = 512
 }
 
 /// Passes a method call to its registration (an sd-bus object callback):

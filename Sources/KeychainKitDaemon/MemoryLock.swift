@@ -47,7 +47,7 @@ enum MemoryLock {
         defer { fclose(file) }
         var line = [CChar](repeating: 0, count: 256)
         while fgets(&line, Int32(line.count), file) != nil {
-            let text = String(cString: line)
+            let text = line.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             guard text.hasPrefix("CapEff:") else { continue }
             let hex = text.dropFirst("CapEff:".count).filter { !$0.isWhitespace }
             return UInt64(hex, radix: 16).map { $0 & (1 << 14) != 0 } ?? false

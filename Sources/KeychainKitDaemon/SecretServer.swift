@@ -9,8 +9,9 @@ import Glibc
 /// The Secret Service on one bus connection: its collections, the
 /// clients' transfer sessions and prompts, and the answer to every call
 /// sent to an object below `/org/freedesktop/secrets`. One thread drives
-/// it (``BusConnection/serve(until:watching:onWatched:due:)``): calls are
-/// answered in order.
+/// it (``BusConnection/serve(until:watching:onWatched:due:)``): each
+/// client's calls are answered in its order, one call of each client in
+/// turn (``ServerLimits`` bounds what waits).
 final class SecretServer {
 
     let bus: BusConnection
@@ -67,7 +68,10 @@ final class SecretServer {
     /// Serves the objects, and hears clients leave (their sessions and
     /// prompts end) and the name taken from us (`onNameLost`).
     func start(onNameLost: @escaping () -> Void) throws(BusFailure) {
-        registrations.append(try bus.serveObjects(under: ObjectPath.root) { [unowned self] call in handle(call) })
+        let waiting = FairQueueLimits(
+            callsPerSender: ServerLimits.waitingCallsPerClient, bytesPerSender: ServerLimits.waitingBytesPerClient,
+            calls: ServerLimits.waitingCalls, bytes: ServerLimits.waitingBytes)
+        registrations.append(try bus.serveObjects(under: ObjectPath.root, limits: waiting) { [unowned self] call in handle(call) })
         let daemon = "type='signal',sender='\(BusNames.Bus.name)',path='\(BusNames.Bus.path)',interface='\(BusNames.Bus.interface)'"
         let owners = daemon + ",member='\(BusNames.Bus.nameOwnerChanged)'"
         // The rules' sender is a well-known name, which sd-bus cannot match
@@ -502,6 +506,8 @@ final class SecretServer {
     private func clientLeft(_ signal: BusMessage) {
         guard let (name, _, newOwner) = try? (signal.readString(), signal.readString(), signal.readString()),
               name.hasPrefix(":"), newOwner.isEmpty else { return }
+        // Its calls still waiting would open sessions and prompts nobody ends.
+        bus.discardWaitingCalls(from: name)
         sessions = sessions.filter { $0.value.owner != name }
         prompts = prompts.filter { $0.value.owner != name }
     }

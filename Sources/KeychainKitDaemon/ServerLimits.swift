@@ -25,6 +25,16 @@ enum ServerLimits {
     /// which lives in memory: what a keyring file may hold (the file
     /// store's largest file) bounds a collection in a file.
     static let sessionCollectionBytes = 256 << 20
+    /// Calls read ahead and waiting for their turn (clients are answered
+    /// one call each in turn: `FairQueue`): of one client, and their bytes
+    /// (a client's first waiting call is taken whatever its size; past
+    /// either, a call is refused at once and not done) ...
+    static let waitingCallsPerClient = 4096
+    static let waitingBytesPerClient = 64 << 20
+    /// ... and of all clients together: past either, the daemon reads no
+    /// more calls until it has answered a round.
+    static let waitingCalls = 65_536
+    static let waitingBytes = 256 << 20
     /// Collections, and aliases.
     static let collections = 64
     static let aliases = 64
