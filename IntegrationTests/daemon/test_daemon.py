@@ -567,3 +567,55 @@ def test_files_are_private(daemon):
         create(connection, plain_session(connection), {"service": "mode"}, b"v")
     assert os.stat(daemon.bus.data).st_mode & 0o777 == 0o700
     assert os.stat(daemon.bus.data / "login.keyring").st_mode & 0o777 == 0o600
+
+
+# ---- aliases -----------------------------------------------------------------
+
+def test_aliases_outlive_a_restart_and_the_session_ones_do_not(bus):
+    first = Daemon(bus)
+    with bus.connect() as connection:
+        work = call(connection, SERVICE, "CreateCollection", "a{sv}s",
+                    ({"org.freedesktop.Secret.Collection.Label": ("s", "Work")}, "office"))[0]
+        call(connection, SERVICE, "SetAlias", "so", ("default", work))
+        call(connection, SERVICE, "SetAlias", "so", ("builds", work))
+        call(connection, SERVICE, "SetAlias", "so", ("scratch", "/org/freedesktop/secrets/collection/session"))
+    first.stop()
+    # A collection made before its first item is a file already (it was not: it vanished at a restart).
+    assert (bus.data / "work.keyring").exists()
+    aliases = bus.data / "aliases"
+    assert os.stat(aliases).st_mode & 0o777 == 0o600
+    Daemon(bus)
+    with bus.connect() as connection:
+        for alias in ("default", "office", "builds"):
+            assert call(connection, SERVICE, "ReadAlias", "s", (alias,)) == (work,), alias
+        assert call(connection, SERVICE, "ReadAlias", "s", ("scratch",)) == ("/",)
+        assert call(connection, SERVICE, "ReadAlias", "s", ("session",)) == ("/org/freedesktop/secrets/collection/session",)
+        # Removed, and the collection's deletion takes its aliases with it, in the file too.
+        call(connection, SERVICE, "SetAlias", "so", ("builds", "/"))
+        call(connection, DBusAddress(work, bus_name=NAME, interface="org.freedesktop.Secret.Collection"), "Delete")
+        assert call(connection, SERVICE, "ReadAlias", "s", ("default",)) == ("/",)
+    assert b"work" not in aliases.read_bytes()
+
+
+def test_an_aliases_file_others_could_change_is_not_believed(bus):
+    """Written by another user, or readable and writable by others: refused,
+    said so, and the built-in aliases serve; the lines it holds are not
+    taken, nor lines naming what is not a collection."""
+    bus.data.mkdir(parents=True, mode=0o700)
+    aliases = bus.data / "aliases"
+    aliases.write_bytes(b"default session\nx ../../etc\nnot a line\nother login\n")
+    aliases.chmod(0o666)
+    daemon = Daemon(bus)
+    with bus.connect() as connection:
+        assert call(connection, SERVICE, "ReadAlias", "s", ("other",)) == ("/",)
+        assert call(connection, SERVICE, "ReadAlias", "s", ("default",)) == (LOGIN,)
+        with pytest.raises(DBusError):  # not written over a file it will not believe
+            call(connection, SERVICE, "SetAlias", "so", ("more", LOGIN))
+    assert b"mode 666" in daemon.read_stderr()
+    daemon.stop()
+    aliases.chmod(0o600)
+    Daemon(bus)
+    with bus.connect() as connection:
+        assert call(connection, SERVICE, "ReadAlias", "s", ("other",)) == (LOGIN,)
+        assert call(connection, SERVICE, "ReadAlias", "s", ("default",)) == (LOGIN,)  # not the session collection
+        assert call(connection, SERVICE, "ReadAlias", "s", ("x",)) == ("/",)

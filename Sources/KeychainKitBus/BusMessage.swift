@@ -215,30 +215,38 @@ package final class BusMessage {
     }
 
     private func walk(_ size: inout Int) throws(BusFailure) {
-        while let (type, contents) = try peekType() {
-            switch type {
-            case "a" where contents.count == 1 && "ybnqiuxtdh".contains(contents):
+        var type: CChar = 0
+        var contents: UnsafePointer<CChar>?
+        while true {
+            let more = sd_bus_message_peek_type(raw, &type, &contents)
+            try check(more)
+            guard more > 0 else { return }
+            switch UInt8(bitPattern: type) {
+            case UInt8(ascii: "a") where contents.map({ strlen($0) == 1 && Self.fixedSize.contains(UInt8(bitPattern: $0[0])) }) ?? false:
                 var pointer: UnsafeRawPointer?
                 var bytes = 0
-                try check(sd_bus_message_read_array(raw, Self.code(contents.first!), &pointer, &bytes))
+                try check(sd_bus_message_read_array(raw, contents![0], &pointer, &bytes))
                 size += bytes
-            case "a", "v", "r", "e":
-                let entered = contents.withCString { sd_bus_message_enter_container(raw, Self.code(type), $0) }
+            case UInt8(ascii: "a"), UInt8(ascii: "v"), UInt8(ascii: "r"), UInt8(ascii: "e"):
+                let entered = sd_bus_message_enter_container(raw, type, contents)
                 try check(entered)
                 guard entered > 0 else { return }
                 try walk(&size)
                 try exitContainer()
-            case "s", "o", "g":
+            case UInt8(ascii: "s"), UInt8(ascii: "o"), UInt8(ascii: "g"):
                 var pointer: UnsafePointer<CChar>?
-                try check(sd_bus_message_read_basic(raw, Self.code(type), &pointer))
+                try check(sd_bus_message_read_basic(raw, type, &pointer))
                 size += pointer.map { strlen($0) } ?? 0
             default:
                 var value: UInt64 = 0
-                try check(sd_bus_message_read_basic(raw, Self.code(type), &value))
+                try check(sd_bus_message_read_basic(raw, type, &value))
                 size += 8
             }
         }
     }
+
+    /// The types of fixed size, whose arrays sd-bus reads in one piece.
+    private static let fixedSize: Set<UInt8> = Set("ybnqiuxtdh".utf8)
 
     // MARK: Header
 

@@ -61,6 +61,15 @@ final class FileCollectionStore: CollectionStore {
         }
     }
 
+    /// Writes the file now, so that the collection outlives a restart
+    /// before its first item.
+    func writeFile() throws(ServiceError) {
+        guard let file else { throw ServiceError.isLocked(path) }
+        do throws(KeychainError) { try file.writeFile() } catch {
+            throw ServiceError.store(error, detail: file.failureDetail(for: error))
+        }
+    }
+
     func lock() {
         file = nil  // its deinit wipes what it held
     }

@@ -19,7 +19,9 @@ struct DaemonOptions {
         KeychainKit work there: servers, SSH logins, containers, CI.
         Each collection is one keyring file in libsecret's and oo7's format,
         DIR/NAME.keyring; the alias default names the login collection, and
-        session is a collection in memory until the daemon ends. It runs in
+        session is a collection in memory until the daemon ends. Aliases set
+        by clients are kept in DIR/aliases (those of session end with the
+        daemon). It runs in
         the foreground and writes to standard error only what an
         administrator acts on.
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 import KeychainKitBus
+import KeychainKitFileStore
 import KeychainKitSecretService
 import KeychainKitSystem
 #if canImport(Glibc)
@@ -57,6 +58,7 @@ final class SecretServer {
             collections[name] = ServedCollection(name: name, label: name == Self.loginCollection ? "Login" : name, store: store, created: now)
         }
         aliases["default"] = Self.loginCollection
+        loadAliases()
         if let master, !(collections[Self.loginCollection]!.isLocked) { self.master = master }
         for collection in collections.values { _ = try? collection.sync() }
     }
@@ -87,6 +89,36 @@ final class SecretServer {
     }
 
     func keyringPath(_ name: String) -> String { "\(dataDirectory)/\(name).keyring" }
+
+    // MARK: Aliases kept across restarts
+
+    private var aliasesPath: String { "\(dataDirectory)/\(PersistedAliases.fileName)" }
+
+    /// What ``PersistedAliases`` keeps of ``aliases``.
+    private var lastingAliases: [String: String] {
+        aliases.filter { $0.key != Self.sessionCollection && $0.value != Self.sessionCollection }
+    }
+
+    /// Takes the kept aliases of collections that exist; a file refused
+    /// (not the user's, readable by others) is reported and left alone.
+    private func loadAliases() {
+        do throws(PrivateFile.Failure) {
+            guard let bytes = try PrivateFile.read(aliasesPath) else { return }
+            for (alias, name) in PersistedAliases.parse(bytes, limit: ServerLimits.aliases)
+            where alias != Self.sessionCollection && name != Self.sessionCollection && collections[name] != nil {
+                aliases[alias] = name
+            }
+        } catch {
+            complain("aliases not read: \(error.message)")
+        }
+    }
+
+    /// Writes the kept aliases, when they differ from the file's.
+    private func saveAliases() throws(PrivateFile.Failure) {
+        let wanted = PersistedAliases.render(lastingAliases)
+        if try PrivateFile.read(aliasesPath) == wanted { return }
+        try PrivateFile.write(wanted, to: aliasesPath)
+    }
 
     /// The names of the keyring files in `directory` (`NAME.keyring`,
     /// NAME an object path element).
@@ -314,6 +346,7 @@ final class SecretServer {
             guard ObjectPath.collectionName(fromLabel: alias) == alias else {
                 throw ServiceError.invalidArguments("an alias is made of lowercase letters, digits and _")
             }
+            let before = aliases
             if path == ObjectPath.none {
                 aliases[alias] = nil
             } else {
@@ -324,6 +357,12 @@ final class SecretServer {
                     throw ServiceError.limit("at most \(ServerLimits.aliases) aliases")
                 }
                 aliases[alias] = collection.name
+            }
+            do throws(PrivateFile.Failure) {
+                try saveAliases()
+            } catch {
+                aliases = before
+                throw ServiceError(name: BusNames.BusError.failed, message: "the alias could not be kept: \(error.message)")
             }
             try reply(call) { _ throws(BusFailure) in }
         case SecretServiceNames.Service.createCollection:
@@ -370,10 +409,12 @@ final class SecretServer {
             name = "\(base)_\(suffix)"
         }
         let store = try FileCollectionStore(path: keyringPath(name), master: .secret(master))
+        try store.writeFile()  // else it would not outlive a restart before its first item
         let collection = ServedCollection(name: name, label: label, store: store, created: ServedCollection.now)
         collections[name] = collection
         if !alias.isEmpty && ObjectPath.collectionName(fromLabel: alias) == alias && aliases.count < ServerLimits.aliases {
             aliases[alias] = name
+            do throws(PrivateFile.Failure) { try saveAliases() } catch { complain("the alias \(alias) is kept until the daemon ends: \(error.message)") }
         }
         emit(ObjectPath.root, SecretServiceNames.Service.interface, SecretServiceNames.Service.collectionCreated, collection.path)
         emitPropertiesChanged(ObjectPath.root, SecretServiceNames.Service.interface, [SecretServiceNames.Service.collectionsProperty: .objectPaths(sortedCollections().map(\.path))])
@@ -638,7 +679,12 @@ final class SecretServer {
     /// Forgets the collection `name` and the aliases that name it.
     func removeCollection(_ name: String) {
         collections[name] = nil
-        aliases = aliases.filter { $0.value != name }
+        let kept = aliases.filter { $0.value != name }
+        if kept.count != aliases.count {
+            aliases = kept
+            // Left in the file, an alias of a collection no longer there is passed over when read.
+            do throws(PrivateFile.Failure) { try saveAliases() } catch { complain(error.message) }
+        }
         if name == Self.loginCollection { forgetMaster() }
     }
 }

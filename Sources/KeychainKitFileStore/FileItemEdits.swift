@@ -65,6 +65,12 @@ extension FileKeychainInterface {
         return true
     }
 
+    /// Writes the file as it is, an empty keyring when there is none, so
+    /// that it exists before its first item (a collection just made).
+    package func writeFile() throws(KeychainError) {
+        try writing { _, _ throws(FileStoreError) in }
+    }
+
     /// Seals every item the file's key opens again under `master`, with a
     /// fresh salt, and uses `master` from then on (the file's password
     /// changed: gnome-keyring's `ChangeWithMasterPassword`). Items another
