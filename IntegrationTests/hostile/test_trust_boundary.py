@@ -77,6 +77,22 @@ def test_a_loose_server_never_returns_another_accounts_secret(fake: Fake, kc: Ke
 
 
 @pytest.mark.parametrize("mode", ["loose-match", "search-everything"])
+def test_a_secret_asked_for_along_with_the_check_is_never_returned_for_another_account(
+        fake: Fake, kc: Keychain, mode: str) -> None:
+    # A server of gnome-keyring's kind (the fake as oo7) is asked for the
+    # secret of the one item a search finds along with its attributes; the
+    # check still decides: another account's lone item is never returned.
+    fake.set_mode("personality", "oo7")
+    kc["alice"] = "alice's"
+    fake.set_mode(mode)
+    asked = fake.stats().get("GetSecret", 0)
+    assert kc.value("bob|") is None
+    assert fake.stats().get("GetSecret", 0) == asked + 1  # asked along with the check, then dropped
+    assert "server fault" in detail() and "ignored" in detail()
+    assert kc["alice"] == "alice's"
+
+
+@pytest.mark.parametrize("mode", ["loose-match", "search-everything"])
 def test_a_loose_server_never_gets_another_account_overwritten_or_deleted(fake: Fake, kc: Keychain, mode: str) -> None:
     kc["alice"] = "alice's"
     kc["carol"] = "carol's"

@@ -131,9 +131,20 @@ extension SecretServiceClient {
     /// of a locked item (measured: a locked git credential read as an
     /// empty password).
     package func secret(at path: String) throws(SecretServiceFailure) -> [UInt8] {
+        try secret(from: try call(try secretRequest(at: path)), at: path)
+    }
+
+    /// The `GetSecret` call for the item at `path`, in this client's session.
+    func secretRequest(at path: String) throws(SecretServiceFailure) -> ServiceMessage {
         let request = try methodCall(path, Names.Item.interface, Names.Item.getSecret)
         try request.append(session.path, as: "o")
-        let value = try session.readSecret(from: try call(request))
+        return request
+    }
+
+    /// The secret `reply` (the answer to ``secretRequest(at:)``) carries;
+    /// an empty one is told apart from a locked item's.
+    func secret(from reply: ServiceMessage, at path: String) throws(SecretServiceFailure) -> [UInt8] {
+        let value = try session.readSecret(from: reply)
         if value.isEmpty {
             guard let item = try item(at: path) else { throw SecretServiceFailure(.itemNotFound) }
             if item.isLocked { throw SecretServiceFailure.locked([path], "the item is") }

@@ -34,6 +34,11 @@ package final class SecretServiceClient {
     /// until asked.
     var keepassxcProcess: UInt32?
 
+    /// The service's collections as they were when the client opened, and
+    /// whether any was locked (``learnCollections(_:locks:)``); `nil` when
+    /// not learnt then.
+    package internal(set) var collectionsAtOpen: (paths: [String], anyLocked: Bool)?
+
     /// Whether a search has answered with items that do not match what was
     /// asked (``VerifiedSearch``): such a service may match `CreateItem`'s
     /// `replace` as loosely, so items are then created without it.
@@ -113,18 +118,36 @@ package final class SecretServiceClient {
                 detail: "\(failure.detail ?? which), so no Secret Service; \(Self.withoutService)")
         }
         do throws(SecretServiceFailure) {
-            try awaitFirstReply(on: bus)
-            // Which server it is, asked along with the key exchange rather
-            // than after it (the answer waits behind the session's).
+            // The first call, and with it which server it is and its
+            // collections (what every first search asks before it), asked
+            // together; the key pair is made while they travel.
+            let firstMessage = try firstCall(on: bus)
+            let first = try onBus { () throws(BusFailure) in try bus.send(call: firstMessage.message) }
             let introspection = try? bus.send(call: try bus.methodCall(
                 SecretServiceNames.busName, SecretServiceNames.servicePath, SecretServiceNames.Introspectable.interface,
                 SecretServiceNames.Introspectable.introspect))
-            let (session, owner) = try TransferSession.open(on: bus, destination: SecretServiceNames.busName, policy: transfer)
+            let listing = try? bus.send(call: try propertyRequest(
+                SecretServiceNames.Service.collectionsProperty, of: SecretServiceNames.Service.interface,
+                at: SecretServiceNames.servicePath, on: bus, to: SecretServiceNames.busName).message)
+            let keys = TransferSession.KeyPair()
+            try awaitFirstReply(first, on: bus)
+            // Each collection's lock, asked along with the key exchange.
+            let listed = listing.flatMap { try? collectionPaths(from: $0, on: bus) }
+            let locks = listed.map { listed in
+                listed.paths.count > BusConnection.callsInFlight ? [] : listed.paths.map { path in
+                    try? bus.send(call: try propertyRequest(
+                        SecretServiceNames.Collection.lockedProperty, of: SecretServiceNames.Collection.interface, at: path,
+                        on: bus, to: SecretServiceNames.busName).message)
+                }
+            }
+            let (session, owner) = try TransferSession.open(
+                on: bus, destination: SecretServiceNames.busName, policy: transfer, keys: keys)
             // Signals are believed from the process that answered, from now
             // on (none before matters: nothing is known yet).
             senders.serviceOwner = owner
             let client = SecretServiceClient(bus: bus, session: session, destination: owner)
             if let introspection { client.learnServer(from: introspection) }
+            if let listed, let locks { client.learnCollections(listed, locks: locks) }
             return client
         } catch let failure {
             // Whatever stops us reaching the service is "unavailable",
@@ -150,14 +173,20 @@ package final class SecretServiceClient {
     /// connections did not. `Ping` costs least (GDBus and Qt answer it
     /// themselves). A service that cannot be reached fails the open here;
     /// any other answer, an error too, is the reply awaited.
-    private static func awaitFirstReply(on bus: BusConnection) throws(SecretServiceFailure) {
+    private static func awaitFirstReply(_ first: PendingCall, on bus: BusConnection) throws(SecretServiceFailure) {
         do throws(SecretServiceFailure) {
-            _ = try bus.call(try bus.methodCall(
-                to: SecretServiceNames.busName, SecretServiceNames.servicePath, SecretServiceNames.Peer.interface,
-                SecretServiceNames.Peer.ping, activating: true))
+            _ = try onBus { () throws(BusFailure) in try bus.reply(to: first).get() }
         } catch let failure {
             if case .serviceUnavailable = failure.error { throw failure }
         }
+    }
+
+    /// The connection's first call (see ``awaitFirstReply(_:on:)``), which
+    /// may start the service by D-Bus activation.
+    private static func firstCall(on bus: BusConnection) throws(SecretServiceFailure) -> ServiceMessage {
+        try bus.methodCall(
+            to: SecretServiceNames.busName, SecretServiceNames.servicePath, SecretServiceNames.Peer.interface,
+            SecretServiceNames.Peer.ping, activating: true)
     }
 
     /// What a machine without a Secret Service can use instead.

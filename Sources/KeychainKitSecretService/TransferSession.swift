@@ -33,14 +33,38 @@ package final class TransferSession {
     /// What the detail of an operation on a plain session says.
     package static let plainNote = "secrets cross the bus unencrypted: the Secret Service offers only the 'plain' transfer"
 
+    /// A Diffie-Hellman key pair and its public key, made ahead of the
+    /// exchange (while the connection's first call travels).
+    final class KeyPair {
+        fileprivate let pair: OpaquePointer
+        fileprivate let publicKey: [UInt8]
+
+        /// `nil` when libgcrypt failed.
+        init?() {
+            guard let pair = ForkGeneration.withoutFork({ keychainkit_dh_keypair_new() }) else { return nil }
+            var publicKey = [UInt8](repeating: 0, count: Int(KEYCHAINKIT_DH_BYTES))
+            guard ForkGeneration.withoutFork({ keychainkit_dh_public_key(pair, &publicKey) }) == publicKey.count else {
+                ForkGeneration.withoutFork { keychainkit_dh_keypair_free(pair) }
+                return nil
+            }
+            self.pair = pair
+            self.publicKey = publicKey
+        }
+
+        deinit {
+            ForkGeneration.withoutFork { keychainkit_dh_keypair_free(pair) }
+        }
+    }
+
     /// Opens a session with the service at `destination`, plain only when
     /// the service offers nothing else and `policy` allows it; returns it
     /// with the unique bus name of the service process that answered.
+    /// `keys`: the first exchange's key pair, when made ahead.
     static func open(
-        on bus: BusConnection, destination: String, policy: TransferPolicy
+        on bus: BusConnection, destination: String, policy: TransferPolicy, keys: KeyPair? = nil
     ) throws(SecretServiceFailure) -> (session: TransferSession, owner: String) {
         do throws(SecretServiceFailure) {
-            return try openEncrypted(on: bus, destination: destination)
+            return try openEncrypted(on: bus, destination: destination, keys: keys)
         } catch {
             guard error.remoteName == SecretServiceNames.Error.notSupported else { throw error }
             guard policy == .preferEncrypted else {
@@ -57,29 +81,26 @@ package final class TransferSession {
     private static let keyExchangeAttempts = 4
 
     private static func openEncrypted(
-        on bus: BusConnection, destination: String
+        on bus: BusConnection, destination: String, keys: KeyPair?
     ) throws(SecretServiceFailure) -> (session: TransferSession, owner: String) {
-        for _ in 1..<keyExchangeAttempts {
-            if let opened = try exchangeKeys(on: bus, destination: destination) { return opened }
+        var ahead = keys
+        for _ in 0..<keyExchangeAttempts {
+            guard let keys = ahead ?? KeyPair() else { throw cryptoFailure }
+            ahead = nil
+            if let opened = try exchangeKeys(keys, on: bus, destination: destination) { return opened }
         }
-        guard let opened = try exchangeKeys(on: bus, destination: destination) else { throw cryptoFailure }
-        return opened
+        throw cryptoFailure
     }
 
-    /// One Diffie-Hellman exchange: the session, or `nil` when its shared
-    /// secret is one that servers encode differently (the service's session
-    /// is then closed).
+    /// One Diffie-Hellman exchange with `keys`: the session, or `nil` when
+    /// its shared secret is one that servers encode differently (the
+    /// service's session is then closed).
     private static func exchangeKeys(
-        on bus: BusConnection, destination: String
+        _ keys: KeyPair, on bus: BusConnection, destination: String
     ) throws(SecretServiceFailure) -> (session: TransferSession, owner: String)? {
-        guard let pair = ForkGeneration.withoutFork({ keychainkit_dh_keypair_new() }) else { throw cryptoFailure }
-        defer { ForkGeneration.withoutFork { keychainkit_dh_keypair_free(pair) } }
-        var publicKey = [UInt8](repeating: 0, count: Int(KEYCHAINKIT_DH_BYTES))
-        guard ForkGeneration.withoutFork({ keychainkit_dh_public_key(pair, &publicKey) }) == publicKey.count else {
-            throw cryptoFailure
-        }
+        let pair = keys.pair
         let request = try openSessionCall(on: bus, destination: destination, algorithm: SecretServiceNames.Algorithm.encrypted)
-        try request.container("v", "ay") { () throws(SecretServiceFailure) in try request.append(bytes: publicKey) }
+        try request.container("v", "ay") { () throws(SecretServiceFailure) in try request.append(bytes: keys.publicKey) }
         let reply = try bus.call(request)
         let key = AESKey()
         var derived: Int32 = -1

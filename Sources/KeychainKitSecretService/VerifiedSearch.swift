@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+import KeychainKitBus
 import KeychainKitCore
 
 /// What a search found, checked item by item against what was asked.
@@ -34,6 +35,11 @@ package struct VerifiedSearch {
 
     /// How many items the service returned that do not match.
     var ignored = 0
+
+    /// The secret of the one readable item, when asked for along with the
+    /// check (``SecretServiceClient/verifiedSearch(_:cap:reading:readingSecretOfOne:)``)
+    /// and that item passed it. Whoever takes it wipes it.
+    package var secretOfOne: (path: String, value: [UInt8])?
 
     /// The object paths of every locked item that may match.
     package var lockedPaths: [String] { locked.map(\.id) + withheldLocked }
@@ -77,15 +83,34 @@ extension SecretServiceClient {
     /// Throws a server fault when the service answers with an object path
     /// outside `/org/freedesktop/secrets` or, with `cap`, with more items
     /// than `cap`.
+    ///
+    /// `readingSecretOfOne`: when the search finds one readable item and
+    /// nothing locked, on a service that asks no one before it gives a
+    /// secret (gnome-keyring and those that serve its interface; KeePassXC
+    /// may ask its user to confirm each item read), its secret is asked for
+    /// along with its attributes (one round trip less) and kept only if
+    /// the item passes the check (``VerifiedSearch/secretOfOne``).
     package func verifiedSearch(
-        _ wanted: [String: String], cap: Int?, reading: VerifiedSearch.Reading = .everything
+        _ wanted: [String: String], cap: Int?, reading: VerifiedSearch.Reading = .everything, readingSecretOfOne: Bool = false
     ) throws(SecretServiceFailure) -> VerifiedSearch {
         let listed = try searchItems(Self.searchPairs(wanted))
         if let cap, listed.unlocked.count + listed.locked.count > cap {
             throw SecretServiceFailure.serverFault(
                 "answered one search with \(listed.unlocked.count + listed.locked.count) items, more than the \(cap) a search may return")
         }
-        return try verify(listed, against: wanted, isListing: cap == nil, reading: reading)
+        var secretCall: (path: String, call: PendingCall)?
+        if readingSecretOfOne, serverIsGnomeKeyring == true, listed.unlocked.count == 1, listed.locked.isEmpty,
+           (try? SecretServiceNames.requireServiceObjects(listed.unlocked)) != nil,
+           let call = try? bus.send(call: try secretRequest(at: listed.unlocked[0]).message) {
+            secretCall = (listed.unlocked[0], call)
+        }
+        var found = try verify(listed, against: wanted, isListing: cap == nil, reading: reading)
+        if let (path, call) = secretCall, found.unlocked.map(\.id) == [path],
+           case let .success(reply)? = try? bus.reply(to: call),
+           let value = try? secret(from: ServiceMessage(reply), at: path) {
+            found.secretOfOne = (path, value)
+        }
+        return found
     }
 
     /// The attribute pairs of a search for `wanted`, in one order (by

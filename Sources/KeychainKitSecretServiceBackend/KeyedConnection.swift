@@ -32,7 +32,15 @@ final class KeyedConnection {
         let client = try SecretServiceClient.open(
             busAddress: busAddress, timeoutMicroseconds: timeoutMicroseconds, transfer: transfer,
             subscribing: SecretServiceNames.changeMatchRules, to: signals, senders: senders)
-        return KeyedConnection(client: client, signals: signals)
+        let connection = KeyedConnection(client: client, signals: signals)
+        // What the client learnt while it opened, before any signal since
+        // is applied (a collection's signal makes it unknown again): no
+        // collection hides its items when none is locked.
+        if let opened = client.collectionsAtOpen {
+            connection.cache.collections = opened.paths
+            if !opened.anyLocked { connection.cache.hiddenCollections = [] }
+        }
+        return connection
     }
 
     /// The locked collections that hide their items from searches (see

@@ -195,11 +195,12 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
             case nil:
                 break
             }
-            let found = try search(key, on: connection)
+            let found = try search(key, on: connection, readingSecret: true)
             guard let path = found.chosen else {
                 try found.requireNothingLocked()
                 return nil
             }
+            if let value = found.secret { return value }
             do throws(SecretServiceFailure) {
                 return try connection.client.secret(at: path)
             } catch let failure where failure.error == .itemNotFound {
@@ -518,6 +519,8 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
         var locked: [String]
         /// The one reads and updates use (the newest readable).
         var chosen: String?
+        /// The chosen item's secret, when read along with the search.
+        var secret: [UInt8]?
 
         /// Throws when an item of the key is in a locked collection.
         func requireNothingLocked() throws(SecretServiceFailure) {
@@ -531,15 +534,25 @@ public final class SecretServiceKeychainInterface: KeychainInterfaceProtocol, Se
     /// Throws when a locked collection hides its items (see
     /// ``requireNoHiddenCollections(on:)``): the search could prove
     /// nothing there.
-    private func search(_ key: KeychainAttributes, on connection: KeyedConnection) throws(SecretServiceFailure) -> Found {
+    private func search(
+        _ key: KeychainAttributes, on connection: KeyedConnection, readingSecret: Bool = false
+    ) throws(SecretServiceFailure) -> Found {
         try requireNoHiddenCollections(on: connection)
-        let verified = try connection.client.verifiedSearch(
+        var verified = try connection.client.verifiedSearch(
             [Names.Attribute.service: key.service, Names.Attribute.account: key.account], cap: VerifiedSearch.keyedCap,
-            reading: .attributes)
+            reading: .attributes, readingSecretOfOne: readingSecret)
+        // Read along with the search (``readItem(_:)``): wiped unless handed on.
+        var secretOfOne = verified.secretOfOne
+        verified.secretOfOne = nil
+        defer { secretOfOne?.value.wipe() }
         let unlocked = verified.unlocked.map(\.id)
         let locked = verified.lockedPaths
         try requireNoHiddenCollections(on: connection, asking: unlocked.isEmpty && locked.isEmpty)
-        let found = Found(unlocked: unlocked, locked: locked, chosen: try newest(verified.unlocked, on: connection)?.id)
+        var found = Found(unlocked: unlocked, locked: locked, chosen: try newest(verified.unlocked, on: connection)?.id)
+        if let one = secretOfOne, one.path == found.chosen {
+            found.secret = one.value
+            secretOfOne = nil
+        }
         if found.locked.isEmpty && unlocked.count < 2 {
             connection.cache.store(key, chosen: found.chosen, all: unlocked)
         } else {
