@@ -100,6 +100,8 @@ COMPARISONS = [
      "gnome-keyring: libsecret lookup, small collection", "ratio", None),
     ("keychainkitd: create, large vs small collection", "keychainkitd: create, last items of the large collection",
      "keychainkitd: create, first items", "ratio", None),
+    ("keychainkitd vs gnome-keyring: a call behind another client's flood", "keychainkitd: a call behind another client's flood",
+     "gnome-keyring: a call behind another client's flood", "ratio", None),
     ("keychainkitd vs gnome-keyring: resident memory, large collection", "keychainkitd: resident memory, large collection",
      "gnome-keyring: resident memory, large collection", "kib", 50 * 1024),
     ("in-memory kk_get, 1 thread", "kk_get, 1 thread", None, "rate", 2_000_000),

@@ -13,8 +13,8 @@ python=$("$root/scripts/python-venv.sh")
 "$python" -m pip install --quiet --disable-pip-version-check "$root/bindings/python"
 
 case "$scale" in
-    full) rounds=300 py_rounds=300 process_rounds=30 memory_ops=1000000 observers=10000 loading_processes=20 writes=100 observed_rounds=100 batch_rounds=20 listed=1000 server_items="100 5000" ;;
-    tiny) rounds=3 py_rounds=3 process_rounds=2 memory_ops=1000 observers=100 loading_processes=2 writes=2 observed_rounds=2 batch_rounds=2 listed=20 server_items="5 10" ;;
+    full) rounds=300 py_rounds=300 process_rounds=30 memory_ops=1000000 observers=10000 loading_processes=20 writes=100 observed_rounds=100 batch_rounds=20 listed=1000 server_items="100 5000" flood="2000 5" ;;
+    tiny) rounds=3 py_rounds=3 process_rounds=2 memory_ops=1000 observers=100 loading_processes=2 writes=2 observed_rounds=2 batch_rounds=2 listed=20 server_items="5 10" flood="20 1" ;;
     *) echo "usage: $0 [full|tiny]" >&2; exit 2 ;;
 esac
 
@@ -59,6 +59,11 @@ KEYCHAINKIT_LIBRARY="$lib/libkeychainkit.so.0" "$root/scripts/with-secret-servic
 "$root/scripts/with-keychainkitd.sh" "$out/bench_server" keychainkitd "$rounds" "$process_rounds" $server_items >> "$results"
 # shellcheck disable=SC2086
 "$root/scripts/with-secret-service.sh" "$out/bench_server" gnome-keyring "$rounds" "$process_rounds" $server_items >> "$results"
+# A call behind another client's flood of searches sent at once (bench_flood.py).
+# shellcheck disable=SC2086 # $flood is two numbers
+"$root/scripts/with-keychainkitd.sh" "$python" "$root/bench/bench_flood.py" keychainkitd $flood >> "$results"
+# shellcheck disable=SC2086
+"$root/scripts/with-secret-service.sh" "$python" "$root/bench/bench_flood.py" gnome-keyring $flood >> "$results"
 
 libraries=$(ldd "$lib/libkeychainkit.so.0" | awk '{print $1}' | tr '\n' ' ')
 cat > "$out/context.json" <<JSON
