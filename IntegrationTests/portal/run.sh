@@ -83,10 +83,23 @@ check "in the sandbox, set takes the master secret from the portal" 0 "" \
     fail "no $keyring: $(ls -la "$data" 2>&1)"
 check "info names libsecret's file and says persistent" 0 $'backend: file\nstore: keyring file '"$keyring"$'\npersistence: persistent' \
     as_app $app "$data" "$DBUS_SESSION_BUS_ADDRESS" keychainkit --backend file info
+# secret-tool (libsecret 0.20.5) in the sandbox once waited for ever on the
+# portal (one CI-like run in about ten, 2026-12-04: `store` blocked in
+# secret_password_storev_binary_sync for 9 minutes, its main loop idle; whether
+# libsecret missed the portal's answer or the portal never sent it was not
+# found). Each of its runs here is bounded, and one that timed out is made
+# once more.
+libsecret_in_sandbox() {
+    as_app $app "$data" "$DBUS_SESSION_BUS_ADDRESS" timeout 20 "$@"
+    local status=$?
+    [ "$status" = 124 ] || return "$status"
+    echo "secret-tool timed out waiting on the portal: once more" >&2
+    as_app $app "$data" "$DBUS_SESSION_BUS_ADDRESS" timeout 20 "$@"
+}
 check "libsecret in the same sandbox reads our item" 0 "from keychainkit" \
-    as_app $app "$data" "$DBUS_SESSION_BUS_ADDRESS" secret-tool lookup service portal-test username ours
+    libsecret_in_sandbox secret-tool lookup service portal-test username ours
 check "libsecret in the same sandbox stores an item" 0 "" \
-    as_app $app "$data" "$DBUS_SESSION_BUS_ADDRESS" sh -c 'printf "from libsecret" | secret-tool store --label=L service portal-test username theirs'
+    libsecret_in_sandbox sh -c 'printf "from libsecret" | secret-tool store --label=L service portal-test username theirs'
 check "we read libsecret's item, in a new process" 0 "from libsecret" \
     as_app $app "$data" "$DBUS_SESSION_BUS_ADDRESS" keychainkit --backend file get -n --service portal-test theirs
 check "the portal keeps the app's secret in the user's keyring (gnome-keyring)" 0 "*" \
