@@ -31,8 +31,9 @@ enum ServerLimits {
     /// either, a call is refused at once and not done) ...
     static let waitingCallsPerClient = 4096
     static let waitingBytesPerClient = 64 << 20
-    /// ... and of all clients together: past either, the daemon reads no
-    /// more calls until it has answered a round.
+    /// ... and of all clients together: past either, the daemon reads at
+    /// most one more call per round it answers (sd-bus's `process`, which
+    /// also sends the replies, reads one as it goes).
     static let waitingCalls = 65_536
     static let waitingBytes = 256 << 20
     /// Collections, and aliases.
