@@ -47,9 +47,15 @@ for product in keychainkit keychainkit-fuzz-targets; do
         -Xswiftc -sanitize-coverage=edge,$coverage -Xcc -fsanitize-coverage=$coverage || exit 2
 done
 mkdir -p "$libdir"
-cp "$root/.build/fuzz/release/libkeychainkit.so" "$libdir/libkeychainkit.so.0" || exit 2
+# Put in place by a rename, never written over: a campaign of another
+# harness (KK_FUZZ_ONLY) may be running on the library that is there now,
+# and a file rewritten under its mapping crashes it.
+install_library() {
+    cp "$1" "$libdir/.$2.new" && mv -f "$libdir/.$2.new" "$libdir/$2"
+}
+install_library "$root/.build/fuzz/release/libkeychainkit.so" libkeychainkit.so.0 || exit 2
 ln -sf libkeychainkit.so.0 "$libdir/libkeychainkit.so"
-cp "$root/.build/fuzz/release/libkeychainkit-fuzz-targets.so" "$libdir/" || exit 2
+install_library "$root/.build/fuzz/release/libkeychainkit-fuzz-targets.so" libkeychainkit-fuzz-targets.so || exit 2
 # The library must not carry a sanitizer runtime of its own: the harness's
 # (static, linked by clang -fsanitize=fuzzer,address) serves both.
 if ! nm -D "$libdir/libkeychainkit.so.0" | grep -q ' U __sanitizer_cov_8bit_counters_init$'; then
