@@ -146,8 +146,18 @@ class DBusError(Exception):
 
 def _method_name(arg: str) -> str:
     if not arg:
-        raise ValueError('needs =METHOD (a member name, or *)')
+        raise ValueError('needs =METHOD (a member name, Get(PROPERTY) for the gets of one property, or *)')
     return arg
+
+
+def call_names(message) -> tuple:
+    """The names a METHOD argument matches a call by: its member, and for
+    a property's Get also Get(PROPERTY)."""
+    member = message.header.fields.get(HeaderFields.member, '')
+    body = message.body
+    if member == 'Get' and len(body) == 2 and all(isinstance(part, str) for part in body):
+        return member, f'Get({body[1]})'
+    return (member,)
 
 
 def _method_and_ms(arg: str) -> tuple:
@@ -191,7 +201,8 @@ MODES = {
                         'value of that attribute, in searches and in CreateItem\'s replace '
                         '(KeePassXC 2.7.0, keepassxreboot/keepassxc#7776)'),
     'search-everything': Mode('SearchItems (service and collection) returns every item'),
-    'no-reply': Mode('calls of member METHOD (* = all) are never handled nor answered',
+    'no-reply': Mode('calls of member METHOD (Get(PROPERTY): the gets of one property; * = all) '
+                     'are never handled nor answered',
                      'METHOD', _method_name),
     'slow': Mode('calls of METHOD (* = all) are handled and answered after MS milliseconds; '
                  'other calls are not held up', 'METHOD:MS', _method_and_ms),
@@ -267,13 +278,13 @@ class Modes:
     def on(self, name: str) -> bool:
         return name in self.active
 
-    def for_method(self, name: str, member: str) -> bool:
-        """Whether mode `name` (taking =METHOD) applies to calls of `member`."""
-        return any(arg in (member, '*') for arg in self.active.get(name, ()))
+    def for_method(self, name: str, names: tuple) -> bool:
+        """Whether mode `name` (taking =METHOD) applies to a call of `names` (call_names())."""
+        return any(arg in (*names, '*') for arg in self.active.get(name, ()))
 
-    def delay(self, member: str) -> float:
-        """Seconds by which `slow` puts off calls of `member` (0: not slow)."""
-        delays = [ms for method, ms in self.active.get('slow', ()) if method in (member, '*')]
+    def delay(self, names: tuple) -> float:
+        """Seconds by which `slow` puts off a call of `names` (0: not slow)."""
+        delays = [ms for method, ms in self.active.get('slow', ()) if method in (*names, '*')]
         return max(delays, default=0) / 1000
 
     def flood(self) -> list:
@@ -591,10 +602,11 @@ class FakeSecretService:
             return
         self.stats[member] += 1
         self.note_call()
-        if self.modes.for_method('no-reply', member):
-            self.log(f'no-reply: dropping {member}')
+        names = call_names(message)
+        if self.modes.for_method('no-reply', names):
+            self.log(f'no-reply: dropping {names[-1]}')
             return
-        delay = self.modes.delay(member)
+        delay = self.modes.delay(names)
         floods = list(self.modes.flood())
         if delay:
             self.log(f'slow: answering {member} in {delay:.3f} s')
@@ -610,8 +622,7 @@ class FakeSecretService:
         if hostile:
             for count, size in floods or []:
                 self.emit('ItemChanged', self.some_item_path(), count, size)
-            member = message.header.fields.get(HeaderFields.member, '')
-            if self.modes.for_method('wrong-types', member):
+            if self.modes.for_method('wrong-types', call_names(message)):
                 reply = self.wrong_reply(message, reply)
         if not message.header.flags & MessageFlag.no_reply_expected:
             self.conn.send(reply)

@@ -306,6 +306,25 @@ def test_a_call_without_reply_names_the_call_and_the_time(fake: Fake) -> None:
     assert "SearchItems" in message and "300 ms" in message and "did not answer in time" in message
 
 
+@pytest.mark.parametrize("prop", ["Collections", "Locked"])
+def test_a_server_that_never_tells_its_locks_fails_a_read_in_the_operations_time(fake: Fake, prop: str) -> None:
+    """Before its first search a read must know which collections are
+    locked (KeePassXC answers a search of a locked database only after its
+    unlock dialog), so it asks along with its first calls: a server that
+    never answers those gets makes the read unavailable, naming the call,
+    within the operation's time; never absent, never a hang."""
+    with Keychain(service="app", prompts="never") as writer:
+        writer["alice"] = "a"
+    fake.set_mode("no-reply", f"Get({prop})")
+    with Keychain(service="app", prompts="never", timeout=0.5) as fresh:
+        started = time.monotonic()
+        with pytest.raises(ServiceUnavailable) as raised:
+            fresh.value("alice")
+        assert time.monotonic() - started < 2.0
+    message = str(raised.value)
+    assert "Get" in message and "did not answer in time" in message
+
+
 def resident_kib() -> int:
     with open("/proc/self/status") as status:
         return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
