@@ -16,7 +16,9 @@
  *   resident memory   the server's VmRSS at SMALL and at LARGE items
  *
  * Every value read is checked. Names are "SERVER: what" (SERVER: the first
- * argument). Usage: bench_server SERVER ROUNDS PROCESSES SMALL LARGE */
+ * argument). --lookups-only, for a server that stores nothing and answers
+ * for every item (server_floor.c): the two lookups at SMALL items only.
+ * Usage: bench_server [--lookups-only] SERVER ROUNDS PROCESSES SMALL LARGE */
 #include "bench_common.h"
 
 #define SECRET_API_SUBJECT_TO_CHANGE 1
@@ -131,13 +133,22 @@ static void resident(const char *what) {
 }
 
 int main(int argc, char **argv) {
+    /* --lookups-only: a server that holds the items already and stores
+     * none (server_floor.c): the lookups of the small collection only. */
+    int lookups_only = argc > 1 && strcmp(argv[1], "--lookups-only") == 0;
+    argv += lookups_only, argc -= lookups_only;
     if (argc != 6) {
-        fprintf(stderr, "usage: %s SERVER ROUNDS PROCESSES SMALL LARGE\n", argv[0]);
+        fprintf(stderr, "usage: %s [--lookups-only] SERVER ROUNDS PROCESSES SMALL LARGE\n", argv[0]);
         return 2;
     }
     server = argv[1];
     int rounds = atoi(argv[2]), processes = atoi(argv[3]), small = atoi(argv[4]), large = atoi(argv[5]);
     BENCH_REQUIRE(rounds > 0 && processes > 0 && small > 0 && large >= 2 * small, "arguments");
+    if (lookups_only) {
+        lookups(small, rounds, "libsecret lookup, small collection");
+        secret_tool_lookups(small, processes);
+        return 0;
+    }
 
     char *first = name_of("create, first items");
     bench_samples early = bench_samples_new("server", first, (size_t)small);

@@ -35,6 +35,9 @@ gcc $cflags "$root/bench/bench_server.c" -o "$out/bench_server" $(pkg-config --c
 gcc $cflags -I"$root/Sources/CKeychainKitCrypto/include" "$root/bench/floor.c" \
     "$root/Sources/CKeychainKitCrypto/transfer_crypto.c" -o "$out/kk_floor" $(pkg-config --cflags --libs libsystemd libgcrypt)
 export KEYCHAINKIT_BENCH_FLOOR="$out/kk_floor"
+# The floor of a server (bench/server_floor.c): the protocol alone.
+gcc $cflags -I"$root/Sources/CKeychainKitCrypto/include" "$root/bench/server_floor.c" \
+    "$root/Sources/CKeychainKitCrypto/transfer_crypto.c" -o "$out/kk_server_floor" $(pkg-config --cflags --libs libsystemd libgcrypt)
 
 export KEYCHAINKIT_BENCH_GIT_LIBSECRET
 KEYCHAINKIT_BENCH_GIT_LIBSECRET=$("$root/scripts/build-git-credential-libsecret.sh")
@@ -59,6 +62,19 @@ KEYCHAINKIT_LIBRARY="$lib/libkeychainkit.so.0" "$root/scripts/with-secret-servic
 "$root/scripts/with-keychainkitd.sh" "$out/bench_server" keychainkitd "$rounds" "$process_rounds" $server_items >> "$results"
 # shellcheck disable=SC2086
 "$root/scripts/with-secret-service.sh" "$out/bench_server" gnome-keyring "$rounds" "$process_rounds" $server_items >> "$results"
+# The same lookups against the floor of a server, on a private bus of its own:
+# what any server's lookup costs on this machine.
+# shellcheck disable=SC2016,SC2086 # the script's own arguments; $server_items is two numbers
+dbus-run-session -- sh -c '"$1" & server=$!
+    tries=0
+    until gdbus call --session -d org.freedesktop.DBus -o /org/freedesktop/DBus \
+        -m org.freedesktop.DBus.NameHasOwner org.freedesktop.secrets 2>/dev/null | grep -q true; do
+        tries=$((tries + 1)); [ "$tries" -lt 100 ] || { echo "the floor server did not start" >&2; exit 1; }
+        sleep 0.05
+    done
+    shift; status=0; "$@" || status=$?; kill "$server"; exit "$status"' sh \
+    "$out/kk_server_floor" "$out/bench_server" --lookups-only "the floor server" "$rounds" "$process_rounds" $server_items \
+    >> "$results"
 # A call behind another client's flood of searches sent at once (bench_flood.py).
 # shellcheck disable=SC2086 # $flood is two numbers
 "$root/scripts/with-keychainkitd.sh" "$python" "$root/bench/bench_flood.py" keychainkitd $flood >> "$results"
