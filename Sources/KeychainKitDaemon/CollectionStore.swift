@@ -10,8 +10,9 @@ protocol CollectionStore: AnyObject {
     /// How many items a locked store holds (their contents unknown).
     func lockedItemCount() -> Int
     /// Runs `body` on the items (`nil`: an item another master sealed)
-    /// and their version's number. Only when unlocked.
-    func read<R>(_ body: ([KeyringFileItem?], UInt64) -> R) throws(ServiceError) -> R
+    /// and their version's number. Only when unlocked. `checkingForChanges`
+    /// false: the version read last, for a call that has read it already.
+    func read<R>(checkingForChanges: Bool, _ body: ([KeyringFileItem?], UInt64) -> R) throws(ServiceError) -> R
     /// Makes the edits `body` chooses on the newest items; `false` when
     /// it chose none. Only when unlocked.
     @discardableResult
@@ -47,9 +48,9 @@ final class FileCollectionStore: CollectionStore {
         (try? FileKeychainInterface.sealedItemCount(at: path)) ?? 0
     }
 
-    func read<R>(_ body: ([KeyringFileItem?], UInt64) -> R) throws(ServiceError) -> R {
+    func read<R>(checkingForChanges: Bool, _ body: ([KeyringFileItem?], UInt64) -> R) throws(ServiceError) -> R {
         guard let file else { throw ServiceError.isLocked(path) }
-        do throws(KeychainError) { return try file.readItems(body) } catch {
+        do throws(KeychainError) { return try file.readItems(checkingForChanges: checkingForChanges, body) } catch {
             throw ServiceError.store(error, detail: file.failureDetail(for: error))
         }
     }
@@ -114,7 +115,7 @@ final class MemoryCollectionStore: CollectionStore {
 
     func lockedItemCount() -> Int { items.count }
 
-    func read<R>(_ body: ([KeyringFileItem?], UInt64) -> R) throws(ServiceError) -> R {
+    func read<R>(checkingForChanges: Bool, _ body: ([KeyringFileItem?], UInt64) -> R) throws(ServiceError) -> R {
         guard !isLocked else { throw ServiceError.isLocked("the session collection") }
         return body(items, generation)
     }

@@ -118,7 +118,7 @@ final class ServedCollection {
     /// Brings the mirror to the store's version; the changes it found.
     func sync() throws(ServiceError) -> [Change] {
         guard !isLocked else { return [] }
-        return try store.read { items, version in
+        return try store.read(checkingForChanges: true) { items, version in
             if version == generation { return [] }
             generation = version
             return reconcile(items)
@@ -195,10 +195,11 @@ final class ServedCollection {
 
     // MARK: Reading and changing items
 
-    /// The secret of item `number` and its content type.
+    /// The secret of item `number` and its content type, from the version
+    /// the mirror follows: callers ``sync()`` first, in the same call.
     func secret(of number: UInt32) throws(ServiceError) -> (value: [UInt8], contentType: String) {
         guard let entry = entries[number] else { throw ServiceError.noSuchObject(itemPath(number)) }
-        let value: [UInt8]? = try store.read { items, _ in Self.locate(entry, in: items).map { items[$0]!.secret } }
+        let value: [UInt8]? = try store.read(checkingForChanges: false) { items, _ in Self.locate(entry, in: items).map { items[$0]!.secret } }
         guard let value else { throw ServiceError.noSuchObject(itemPath(number)) }
         return (value, entry.contentType)
     }
@@ -267,7 +268,7 @@ final class ServedCollection {
             made = body(items)
             return made
         }) else { return changes }
-        let after: UInt64 = try store.read { _, version in version }
+        let after: UInt64 = try store.read(checkingForChanges: true) { _, version in version }
         guard let before, after == before &+ 1 else { return changes + (try sync()) }
         generation = after
         changes += apply(made)

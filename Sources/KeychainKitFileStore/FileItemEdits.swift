@@ -18,11 +18,15 @@ extension FileKeychainInterface {
     /// Runs `body` on the newest version's items (`nil`: an item another
     /// master sealed) and that version's number, which changes whenever
     /// the items may have.
-    package func readItems<R>(_ body: ([KeyringFileItem?], UInt64) -> R) throws(KeychainError) -> R {
+    /// `checkingForChanges` false: the version read last, without looking
+    /// at the file again, for a caller that looked during the same request.
+    package func readItems<R>(
+        checkingForChanges: Bool = true, _ body: ([KeyringFileItem?], UInt64) -> R
+    ) throws(KeychainError) -> R {
         FailureDetail.set(nil)
         do throws(FileStoreError) {
             return try state.withLock { state throws(FileStoreError) in
-                try refresh(&state)
+                if checkingForChanges || state.contents == nil { try refresh(&state) }
                 return body(state.contents!.opened, state.generation)
             }
         } catch {
