@@ -207,23 +207,48 @@ size_t keychainkit_aes_encrypted_length(size_t length) {
     return (length / KEYCHAINKIT_AES_BLOCK_BYTES + 1) * KEYCHAINKIT_AES_BLOCK_BYTES;
 }
 
-/* Runs AES-128-CBC over `length` bytes of `buffer` in place. */
-static int aes_cbc_in_place(int encrypt, const uint8_t *key, const uint8_t *iv, uint8_t *buffer, size_t length) {
-    gcry_cipher_hd_t cipher;
-    if (gcry_cipher_open(&cipher, GCRY_CIPHER_AES128, GCRY_CIPHER_MODE_CBC, GCRY_CIPHER_SECURE) != 0)
-        return -1;
-    int ok = gcry_cipher_setkey(cipher, key, KEYCHAINKIT_AES_KEY_BYTES) == 0 &&
-             gcry_cipher_setiv(cipher, iv, KEYCHAINKIT_AES_BLOCK_BYTES) == 0 &&
-             (encrypt ? gcry_cipher_encrypt(cipher, buffer, length, NULL, 0)
-                      : gcry_cipher_decrypt(cipher, buffer, length, NULL, 0)) == 0;
-    gcry_cipher_close(cipher); /* erases the key schedule */
-    return ok ? 0 : -1;
+struct keychainkit_aes_cipher {
+    gcry_cipher_hd_t handle;
+};
+
+keychainkit_aes_cipher *keychainkit_aes_cipher_new(const uint8_t *key) {
+    if (key == NULL || !keychainkit_crypto_ready())
+        return NULL;
+    keychainkit_aes_cipher *cipher = malloc(sizeof *cipher);
+    if (cipher == NULL)
+        return NULL;
+    if (gcry_cipher_open(&cipher->handle, GCRY_CIPHER_AES128, GCRY_CIPHER_MODE_CBC, GCRY_CIPHER_SECURE) != 0) {
+        free(cipher);
+        return NULL;
+    }
+    if (gcry_cipher_setkey(cipher->handle, key, KEYCHAINKIT_AES_KEY_BYTES) != 0) {
+        keychainkit_aes_cipher_free(cipher);
+        return NULL;
+    }
+    return cipher;
 }
 
-long keychainkit_aes_encrypt(const uint8_t *key, const uint8_t *plaintext, size_t length, uint8_t *iv_out,
-                             uint8_t *out) {
-    if (key == NULL || iv_out == NULL || out == NULL || (plaintext == NULL && length > 0) ||
-        length > (size_t)LONG_MAX - KEYCHAINKIT_AES_BLOCK_BYTES || !keychainkit_crypto_ready())
+void keychainkit_aes_cipher_free(keychainkit_aes_cipher *cipher) {
+    if (cipher == NULL)
+        return;
+    gcry_cipher_close(cipher->handle); /* erases the key schedule */
+    free(cipher);
+}
+
+/* Runs AES-128-CBC over `length` bytes of `buffer` in place, from `iv`. */
+static int cbc_in_place(keychainkit_aes_cipher *cipher, int encrypt, const uint8_t *iv, uint8_t *buffer,
+                        size_t length) {
+    return gcry_cipher_setiv(cipher->handle, iv, KEYCHAINKIT_AES_BLOCK_BYTES) == 0 &&
+                   (encrypt ? gcry_cipher_encrypt(cipher->handle, buffer, length, NULL, 0)
+                            : gcry_cipher_decrypt(cipher->handle, buffer, length, NULL, 0)) == 0
+               ? 0
+               : -1;
+}
+
+long keychainkit_aes_cipher_encrypt(keychainkit_aes_cipher *cipher, const uint8_t *plaintext, size_t length,
+                                    uint8_t *iv_out, uint8_t *out) {
+    if (cipher == NULL || iv_out == NULL || out == NULL || (plaintext == NULL && length > 0) ||
+        length > (size_t)LONG_MAX - KEYCHAINKIT_AES_BLOCK_BYTES)
         return -1;
     size_t total = keychainkit_aes_encrypted_length(length);
     uint8_t padding = (uint8_t)(total - length); /* PKCS#7: 1 to 16 bytes, each the count */
@@ -232,21 +257,20 @@ long keychainkit_aes_encrypt(const uint8_t *key, const uint8_t *plaintext, size_
     memset(out + length, padding, padding);
     /* Unpredictable, never reused; libgcrypt's nonce generator, as libsecret uses for IVs. */
     gcry_create_nonce(iv_out, KEYCHAINKIT_AES_BLOCK_BYTES);
-    if (aes_cbc_in_place(1, key, iv_out, out, total) != 0) {
+    if (cbc_in_place(cipher, 1, iv_out, out, total) != 0) {
         keychainkit_wipe(out, total);
         return -1;
     }
     return (long)total;
 }
 
-long keychainkit_aes_decrypt(const uint8_t *key, const uint8_t *iv, size_t iv_length, const uint8_t *ciphertext,
-                             size_t length, uint8_t *out) {
-    if (key == NULL || iv == NULL || iv_length != KEYCHAINKIT_AES_BLOCK_BYTES || ciphertext == NULL ||
-        out == NULL || length == 0 || length % KEYCHAINKIT_AES_BLOCK_BYTES != 0 || length > (size_t)LONG_MAX ||
-        !keychainkit_crypto_ready())
+long keychainkit_aes_cipher_decrypt(keychainkit_aes_cipher *cipher, const uint8_t *iv, size_t iv_length,
+                                    const uint8_t *ciphertext, size_t length, uint8_t *out) {
+    if (cipher == NULL || iv == NULL || iv_length != KEYCHAINKIT_AES_BLOCK_BYTES || ciphertext == NULL ||
+        out == NULL || length == 0 || length % KEYCHAINKIT_AES_BLOCK_BYTES != 0 || length > (size_t)LONG_MAX)
         return -1;
     memcpy(out, ciphertext, length);
-    int ok = aes_cbc_in_place(0, key, iv, out, length) == 0;
+    int ok = cbc_in_place(cipher, 0, iv, out, length) == 0;
     uint8_t padding = ok ? out[length - 1] : 0;
     ok = ok && padding >= 1 && padding <= KEYCHAINKIT_AES_BLOCK_BYTES;
     for (size_t i = 0; ok && i < padding; i++)
@@ -257,4 +281,20 @@ long keychainkit_aes_decrypt(const uint8_t *key, const uint8_t *iv, size_t iv_le
     }
     keychainkit_wipe(out + length - padding, padding);
     return (long)(length - padding);
+}
+
+long keychainkit_aes_encrypt(const uint8_t *key, const uint8_t *plaintext, size_t length, uint8_t *iv_out,
+                             uint8_t *out) {
+    keychainkit_aes_cipher *cipher = keychainkit_aes_cipher_new(key);
+    long written = keychainkit_aes_cipher_encrypt(cipher, plaintext, length, iv_out, out);
+    keychainkit_aes_cipher_free(cipher);
+    return written;
+}
+
+long keychainkit_aes_decrypt(const uint8_t *key, const uint8_t *iv, size_t iv_length, const uint8_t *ciphertext,
+                             size_t length, uint8_t *out) {
+    keychainkit_aes_cipher *cipher = keychainkit_aes_cipher_new(key);
+    long written = keychainkit_aes_cipher_decrypt(cipher, iv, iv_length, ciphertext, length, out);
+    keychainkit_aes_cipher_free(cipher);
+    return written;
 }

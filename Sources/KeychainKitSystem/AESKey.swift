@@ -11,13 +11,28 @@ package final class AESKey: @unchecked Sendable {
     /// whoever made the key, before it is shared.
     package let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: Int(KEYCHAINKIT_AES_KEY_BYTES))
 
+    /// The key made ready for AES (`keychainkit_aes_cipher`) at its first
+    /// use, once ``bytes`` are written, and kept: a session's or a file's
+    /// every message then costs no cipher handle of its own.
+    private let cipher = Locked<OpaquePointer?>(nil)
+
     package init() {
         bytes.initialize(repeating: 0, count: Int(KEYCHAINKIT_AES_KEY_BYTES))
     }
 
     deinit {
+        cipher.withLock { keychainkit_aes_cipher_free($0) }
         keychainkit_wipe(bytes, Int(KEYCHAINKIT_AES_KEY_BYTES))
         bytes.deallocate()
+    }
+
+    /// `body` on the key's cipher, one thread at a time; -1 when the
+    /// cryptography library cannot make one.
+    private func withCipher(_ body: (OpaquePointer) -> Int) -> Int {
+        cipher.withLock { cipher in
+            if cipher == nil { cipher = keychainkit_aes_cipher_new(bytes) }
+            return cipher.map(body) ?? -1
+        }
     }
 
     /// `plaintext` encrypted under a fresh random IV; `nil` when the
@@ -26,7 +41,7 @@ package final class AESKey: @unchecked Sendable {
         var iv = [UInt8](repeating: 0, count: Int(KEYCHAINKIT_AES_BLOCK_BYTES))
         var ciphertext = [UInt8](repeating: 0, count: keychainkit_aes_encrypted_length(plaintext.count))
         let written = plaintext.withUnsafeBufferPointer { plain in
-            ForkGeneration.withoutFork { keychainkit_aes_encrypt(bytes, plain.baseAddress, plain.count, &iv, &ciphertext) }
+            withCipher { keychainkit_aes_cipher_encrypt($0, plain.baseAddress, plain.count, &iv, &ciphertext) }
         }
         return written == ciphertext.count ? (iv, ciphertext) : nil
     }
@@ -34,14 +49,14 @@ package final class AESKey: @unchecked Sendable {
     /// The plaintext of `ciphertext` under `iv`; `nil` when the lengths or
     /// the padding are wrong.
     package func decrypt(_ ciphertext: UnsafeRawBufferPointer, iv: UnsafeRawBufferPointer) -> [UInt8]? {
-        guard let cipher = ciphertext.baseAddress, let ivBytes = iv.baseAddress else { return nil }
+        guard let sealed = ciphertext.baseAddress, let ivBytes = iv.baseAddress else { return nil }
         var failed = false
         let plaintext = [UInt8](unsafeUninitializedCapacity: ciphertext.count + Int(KEYCHAINKIT_AES_BLOCK_BYTES)) {
             buffer, count in
-            let written = ForkGeneration.withoutFork {
-                keychainkit_aes_decrypt(
-                    bytes, ivBytes.assumingMemoryBound(to: UInt8.self), iv.count,
-                    cipher.assumingMemoryBound(to: UInt8.self), ciphertext.count, buffer.baseAddress!)
+            let written = withCipher {
+                keychainkit_aes_cipher_decrypt(
+                    $0, ivBytes.assumingMemoryBound(to: UInt8.self), iv.count,
+                    sealed.assumingMemoryBound(to: UInt8.self), ciphertext.count, buffer.baseAddress!)
             }
             failed = written < 0
             count = failed ? 0 : written
