@@ -107,7 +107,12 @@ STAMP   := $(BUILD)/release.stamp
 HARDENING := --disable-local-rpath -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now \
              -Xcc -fstack-protector-strong -Xcc -D_FORTIFY_SOURCE=2
 SWIFT_BUILD_FLAGS ?=
-RELEASE_FLAGS := -c release -Xswiftc -static-stdlib $(HARDENING)
+# Generic types are made by direct calls to their metadata accessors, not
+# looked up by mangled name at first use: that lookup scanned the type records
+# of the whole binary (Swift's runtime is linked in) and cost each
+# `keychainkit get` about 0.3 ms of CPU (perf: 13% of its samples).
+METADATA := -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
+RELEASE_FLAGS := -c release -Xswiftc -static-stdlib $(METADATA) $(HARDENING)
 INPUTS  := Package.swift include/keychainkit.h $(sort $(shell find Sources -type f)) $(RELEASE_FLAGS)
 BUILT   := $(shell cat $(STAMP) 2>/dev/null)
 STALE   := $(if $(filter-out $(BUILT),$(INPUTS))$(filter-out $(INPUTS),$(BUILT)),FORCE) \
