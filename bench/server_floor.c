@@ -31,9 +31,9 @@
 #define COLLECTION ROOT "/collection/login"
 #define SESSION ROOT "/session/1"
 
-/** The session's AES key, when the last OpenSession was DH (one client). */
-static uint8_t key[KEYCHAINKIT_AES_KEY_BYTES];
-static int encrypted;
+/** The session's AES key made ready once, as a server keeps it, when the
+ *  last OpenSession was DH (one client); NULL: plain. */
+static keychainkit_aes_cipher *cipher;
 
 /** OpenSession: plain, or DH (the reply carries our public key). */
 static int open_session(sd_bus_message *call, sd_bus_message *reply)
@@ -41,13 +41,13 @@ static int open_session(sd_bus_message *call, sd_bus_message *reply)
     const char *algorithm = NULL;
     int r = sd_bus_message_read(call, "s", &algorithm);
     if (r < 0) return r;
-    if (strcmp(algorithm, "plain") == 0) {
-        encrypted = 0;
+    keychainkit_aes_cipher_free(cipher);
+    cipher = NULL;
+    if (strcmp(algorithm, "plain") == 0)
         return sd_bus_message_append(reply, "vo", "s", "", SESSION);
-    }
     const void *peer = NULL;
     size_t peer_length = 0;
-    uint8_t public_key[KEYCHAINKIT_DH_BYTES];
+    uint8_t public_key[KEYCHAINKIT_DH_BYTES], key[KEYCHAINKIT_AES_KEY_BYTES];
     keychainkit_dh_keypair *pair = keychainkit_dh_keypair_new();
     r = sd_bus_message_enter_container(call, 'v', "ay");
     if (r >= 0) r = sd_bus_message_read_array(call, 'y', &peer, &peer_length);
@@ -55,7 +55,8 @@ static int open_session(sd_bus_message *call, sd_bus_message *reply)
                    keychainkit_dh_derive_server_key(pair, peer, peer_length, key) != 0))
         r = -EINVAL;
     keychainkit_dh_keypair_free(pair);
-    encrypted = r >= 0;
+    if (r >= 0 && (cipher = keychainkit_aes_cipher_new(key)) == NULL) r = -ENOMEM;
+    keychainkit_wipe(key, sizeof key);
     if (r >= 0) r = sd_bus_message_open_container(reply, 'v', "ay");
     if (r >= 0) r = sd_bus_message_append_array(reply, 'y', public_key, sizeof public_key);
     if (r >= 0) r = sd_bus_message_close_container(reply);
@@ -90,14 +91,15 @@ static int get_secrets(sd_bus_message *call, sd_bus_message *reply)
         char secret[48];
         int length = snprintf(secret, sizeof secret, "value-%s", number != NULL ? number + 1 : "");
         uint8_t iv[KEYCHAINKIT_AES_BLOCK_BYTES], sealed[64];
-        long sealed_length = encrypted ? keychainkit_aes_encrypt(key, (const uint8_t *)secret, (size_t)length, iv, sealed) : 0;
+        long sealed_length = cipher != NULL
+            ? keychainkit_aes_cipher_encrypt(cipher, (const uint8_t *)secret, (size_t)length, iv, sealed) : 0;
         if (sealed_length < 0) return -EIO;
         r = sd_bus_message_open_container(reply, 'e', "o(oayays)");
         if (r >= 0) r = sd_bus_message_append(reply, "o", path);
         if (r >= 0) r = sd_bus_message_open_container(reply, 'r', "oayays");
         if (r >= 0) r = sd_bus_message_append(reply, "o", SESSION);
-        if (r >= 0) r = sd_bus_message_append_array(reply, 'y', iv, encrypted ? sizeof iv : 0);
-        if (r >= 0) r = encrypted ? sd_bus_message_append_array(reply, 'y', sealed, (size_t)sealed_length)
+        if (r >= 0) r = sd_bus_message_append_array(reply, 'y', iv, cipher != NULL ? sizeof iv : 0);
+        if (r >= 0) r = cipher != NULL ? sd_bus_message_append_array(reply, 'y', sealed, (size_t)sealed_length)
                                   : sd_bus_message_append_array(reply, 'y', secret, (size_t)length);
         if (r >= 0) r = sd_bus_message_append(reply, "s", "text/plain");
         if (r >= 0) r = sd_bus_message_close_container(reply);
