@@ -54,10 +54,15 @@ soname_is_abi_major() {
 }
 check "soname is libkeychainkit.so.$version" soname_is_abi_major
 
-no_swift_runtime_needed() {
-    ! readelf -d "$lib" | grep NEEDED | grep -qi swift
+# Both runtimes are linked in (Makefile: STATIC_CXX), so no process loads and
+# binds them: the library and the tool need only libc and the two they use.
+no_runtime_library_needed() {
+    for binary in "$lib" build/bin/keychainkit build/bin/keychainkitd; do
+        ! readelf -d "$binary" | grep NEEDED | grep -Ei 'swift|libstdc\+\+|libgcc_s|dispatch' ||
+            { echo "$binary needs the library above"; return 1; }
+    done
 }
-check "needs no Swift runtime library" no_swift_runtime_needed
+check "the library and the programs need no Swift, C++ or unwinder runtime library" no_runtime_library_needed
 
 # Right after a build, make's question mode finds nothing to rebuild: the
 # library and the tool are files made from their inputs, not a phony build.
