@@ -39,9 +39,20 @@ enum DockerCredentialItems {
     /// modified readable one with a secret (an empty secret reads as none,
     /// as upstream); `nil` when there is none.
     static func login(of server: String, in store: some AttributeItemStore) throws(KeychainError) -> (username: String, secret: [UInt8])? {
-        let items = try logins(of: server, in: store)
+        // The one match's secret, when the store read it along.
+        let found: [AttributeItem]
+        var secretOfOne: [UInt8]?
+        (found, secretOfOne) = try store.itemsReadingSecretOfOne(matching: lookup(server))
+        defer { secretOfOne?.wipe() }
+        let items = found.filter(schema.isSchema(of:))
         for item in items.filter({ !$0.isLocked }) + items.filter(\.isLocked) {
-            guard let secret = try store.secret(of: item), !secret.isEmpty else { continue }  // nil: deleted meanwhile
+            let read: [UInt8]?
+            if found.count == 1, let secret = secretOfOne {
+                (read, secretOfOne) = (secret, nil)  // handed on: the caller wipes it
+            } else {
+                read = try store.secret(of: item)
+            }
+            guard let secret = read, !secret.isEmpty else { continue }  // nil: deleted meanwhile
             return (item.attributes["username"] ?? "", secret)
         }
         return nil

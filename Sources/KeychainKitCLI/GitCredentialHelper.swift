@@ -51,8 +51,10 @@ struct GitCredentialHelper {
     private func get(_ request: GitCredential) throws(CLIFailure) {
         guard request.protocolName != nil, request.host != nil || request.path != nil else { return }
         let now = UInt64(max(0, time(nil)))
-        for item in try matches(request) {
-            var found = try stored(in: item)
+        var (items, secretOfOne) = try matches(request, readingSecretOfOne: true)
+        defer { secretOfOne?.wipe() }
+        for item in items {
+            var found = try stored(in: item, readAlong: items.count == 1 ? secretOfOne : nil)
             defer { found?.wipe() }
             guard let credential = found, !credential.hasExpired(now: now) else { continue }
             guard credential.canBeWritten else {
@@ -91,9 +93,11 @@ struct GitCredentialHelper {
     private func erase(_ request: GitCredential) throws(CLIFailure) {
         guard request.protocolName != nil || request.host != nil || request.path != nil || request.username != nil
         else { return }
-        for item in try matches(request) {
+        var (items, secretOfOne) = try matches(request, readingSecretOfOne: request.password != nil)
+        defer { secretOfOne?.wipe() }
+        for item in items {
             if let password = request.password {
-                var found = try stored(in: item)
+                var found = try stored(in: item, readAlong: items.count == 1 ? secretOfOne : nil)
                 defer { found?.wipe() }
                 guard let stored = found?.password, stored == password else { continue }
             }
@@ -102,16 +106,23 @@ struct GitCredentialHelper {
     }
 
     /// The items whose attributes include those `request` pins down,
-    /// unlocked first, each the most recently modified first.
-    private func matches(_ request: GitCredential) throws(CLIFailure) -> [AttributeItem] {
-        let items = try call("looking up the credential") { () throws(KeychainError) in
-            try store.items(matching: GitCredentialItems.attributes(of: request))
+    /// unlocked first, each the most recently modified first; with
+    /// `readingSecretOfOne`, the secret of the one match when the store
+    /// read it along (``AttributeItemStore/itemsReadingSecretOfOne(matching:)``).
+    private func matches(
+        _ request: GitCredential, readingSecretOfOne: Bool = false
+    ) throws(CLIFailure) -> (items: [AttributeItem], secretOfOne: [UInt8]?) {
+        let attributes = GitCredentialItems.attributes(of: request)
+        let (items, secretOfOne) = try call("looking up the credential") { () throws(KeychainError) in
+            readingSecretOfOne ? try store.itemsReadingSecretOfOne(matching: attributes) : (try store.items(matching: attributes), nil)
         }
-        return items.filter { !$0.isLocked } + items.filter(\.isLocked)
+        return (items.filter { !$0.isLocked } + items.filter(\.isLocked), secretOfOne)
     }
 
-    /// The credential `item` holds; `nil` when it was deleted meanwhile.
-    private func stored(in item: AttributeItem) throws(CLIFailure) -> GitCredential? {
+    /// The credential `item` holds (its secret `readAlong` when the search
+    /// read it, else read now); `nil` when it was deleted meanwhile.
+    private func stored(in item: AttributeItem, readAlong: [UInt8]? = nil) throws(CLIFailure) -> GitCredential? {
+        if let readAlong { return GitCredentialItems.credential(user: item.attributes["user"], secret: readAlong) }
         guard var secret = try call("reading the credential", { () throws(KeychainError) in try store.secret(of: item) })
         else { return nil }
         defer { secret.wipe() }

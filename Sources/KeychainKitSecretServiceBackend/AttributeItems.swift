@@ -23,15 +23,38 @@ extension SecretServiceKeychainInterface: AttributeItemStore {
     /// incomplete, and ``KeychainError/invalidArgument`` for an attribute
     /// name or value containing NUL.
     public func items(matching attributes: [String: String]) throws(KeychainError) -> [AttributeItem] {
+        try search(attributes, readingSecretOfOne: false).items
+    }
+
+    /// ``items(matching:)``; when the search finds one unlocked item and
+    /// nothing locked, on gnome-keyring or a service of its interface, its
+    /// secret is asked for along with its properties and kept only if the
+    /// item passes the check (``VerifiedSearch/secretOfOne``).
+    public func itemsReadingSecretOfOne(
+        matching attributes: [String: String]
+    ) throws(KeychainError) -> (items: [AttributeItem], secretOfOne: [UInt8]?) {
+        try search(attributes, readingSecretOfOne: true)
+    }
+
+    private func search(
+        _ attributes: [String: String], readingSecretOfOne: Bool
+    ) throws(KeychainError) -> (items: [AttributeItem], secretOfOne: [UInt8]?) {
         try validate(attributes)
         return try withConnection { connection throws(SecretServiceFailure) in
             try requireNoHiddenCollections(on: connection)
-            let found = try connection.client.verifiedSearch(attributes, cap: nil)  // a listing: any number of matches
+            // A listing: any number of matches.
+            var found = try connection.client.verifiedSearch(attributes, cap: nil, readingSecretOfOne: readingSecretOfOne)
+            var secretOfOne = found.secretOfOne
+            found.secretOfOne = nil
+            defer { secretOfOne?.value.wipe() }
             if found.unlocked.isEmpty && found.lockedPaths.isEmpty {
                 try requireNoHiddenCollections(on: connection, asking: true)
             }
             if !found.withheldLocked.isEmpty { throw SecretServiceFailure.locked(found.withheldLocked, "the item is") }
-            return (found.unlocked + found.locked).sorted(by: AttributeItem.newestFirst)
+            let items = (found.unlocked + found.locked).sorted(by: AttributeItem.newestFirst)
+            guard let one = secretOfOne, items.map(\.id) == [one.path] else { return (items, nil) }
+            secretOfOne = nil  // handed on: the caller wipes it
+            return (items, one.value)
         }
     }
 

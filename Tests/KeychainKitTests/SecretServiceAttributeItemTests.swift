@@ -102,8 +102,31 @@ struct SecretServiceAttributeItemTests {
         }
         #expect(store.failureDetail(for: .interactionNotAllowed)?.contains("locked") == true)
 
+        let lockedOne = try store.itemsReadingSecretOfOne(matching: ["server": server])
+        #expect(lockedOne.items.map(\.isLocked) == [true] && lockedOne.secretOfOne == nil, "no secret is read of a locked item")
+
         try admin.unlock(collection, password: password)
         #expect(try store.secret(of: item) == [7])
+    }
+
+    /// The secret read along with a search is the one match's, and only
+    /// when there is exactly one (on gnome-keyring, which asks no one
+    /// before it gives a secret); the items are what `items(matching:)`
+    /// lists.
+    @Test func theOneMatchsSecretIsReadAlongWithTheSearch() throws {
+        try requirePrivateKeyring()
+        let store = SecretServiceKeychainInterface()
+        let server = uniqueService()
+        #expect(try store.itemsReadingSecretOfOne(matching: ["server": server]).items.isEmpty)
+        let alice = try store.createItem(attributes: attributes(server, user: "alice"), label: "a", value: Array("alice's".utf8))
+        let one = try store.itemsReadingSecretOfOne(matching: ["server": server])
+        #expect(one.items.map(\.id) == [alice])
+        #expect(one.secretOfOne == Array("alice's".utf8))
+        let bob = try store.createItem(attributes: attributes(server, user: "bob"), label: "b", value: Array("bob's".utf8))
+        let two = try store.itemsReadingSecretOfOne(matching: ["server": server])
+        #expect(Set(two.items.map(\.id)) == [alice, bob] && two.secretOfOne == nil, "two matches: no secret read along")
+        #expect(try store.itemsReadingSecretOfOne(matching: ["server": server, "user": "bob"]).secretOfOne == Array("bob's".utf8))
+        for item in two.items { try store.delete(item) }
     }
 }
 

@@ -85,6 +85,16 @@ public protocol AttributeItemStore: Sendable {
     /// ``KeychainError/invalidArgument``.
     func items(matching attributes: [String: String]) throws(KeychainError) -> [AttributeItem]
 
+    /// ``items(matching:)``, and when exactly one item matches and it is
+    /// unlocked, its secret, read in the same operation where the store
+    /// can (a Secret Service that asks no one before it gives a secret:
+    /// one round trip less); otherwise, or where it cannot, `nil`, and the
+    /// caller reads with ``secret(of:)``. For a reader of the first match
+    /// (git's and Docker's credential helpers). The caller wipes the secret.
+    func itemsReadingSecretOfOne(
+        matching attributes: [String: String]
+    ) throws(KeychainError) -> (items: [AttributeItem], secretOfOne: [UInt8]?)
+
     /// The secret of `item`; `nil` when it was deleted meanwhile.
     func secret(of item: AttributeItem) throws(KeychainError) -> [UInt8]?
 
@@ -107,6 +117,13 @@ public protocol AttributeItemStore: Sendable {
 }
 
 extension AttributeItemStore {
+
+    /// ``items(matching:)`` alone: a store that reads no secret along.
+    public func itemsReadingSecretOfOne(
+        matching attributes: [String: String]
+    ) throws(KeychainError) -> (items: [AttributeItem], secretOfOne: [UInt8]?) {
+        (try items(matching: attributes), nil)
+    }
 
     /// Throws ``KeychainError/invalidArgument`` for attributes or a label
     /// no store can hold: an empty name, or NUL in a name, value or label.
