@@ -64,6 +64,18 @@ no_runtime_library_needed() {
 }
 check "the library and the programs need no Swift, C++ or unwinder runtime library" no_runtime_library_needed
 
+# Linked in, GCC 12's libstdc++ would call glibc 2.36's arc4random
+# (CKeychainKitSupport/arc4random.c answers it): nothing may need a glibc
+# newer than the 2.35 the wheel's tag and the README promise.
+glibc_2_35_is_enough() {
+    local binary newest
+    for binary in "$lib" build/bin/keychainkit build/bin/keychainkitd; do
+        newest=$(readelf -V -W "$binary" | grep -oE 'Name: GLIBC_2\.[0-9]+' | sed 's/.*GLIBC_2\.//' | sort -n | tail -n 1)
+        [ -n "$newest" ] && [ "$newest" -le 35 ] || { echo "$binary needs GLIBC_2.$newest"; return 1; }
+    done
+}
+check "the library and the programs need glibc 2.35 at most" glibc_2_35_is_enough
+
 # Right after a build, make's question mode finds nothing to rebuild: the
 # library and the tool are files made from their inputs, not a phony build.
 up_to_date_after_build() {

@@ -51,7 +51,9 @@ struct GitCredentialHelper {
     private func get(_ request: GitCredential) throws(CLIFailure) {
         guard request.protocolName != nil, request.host != nil || request.path != nil else { return }
         let now = UInt64(max(0, time(nil)))
-        var (items, secretOfOne) = try matches(request, readingSecretOfOne: true)
+        let items: [AttributeItem]
+        var secretOfOne: [UInt8]?  // the one reference to it: wiped below
+        (items, secretOfOne) = try matches(request, readingSecretOfOne: true)
         defer { secretOfOne?.wipe() }
         for item in items {
             var found = try stored(in: item, readAlong: items.count == 1 ? secretOfOne : nil)
@@ -93,7 +95,9 @@ struct GitCredentialHelper {
     private func erase(_ request: GitCredential) throws(CLIFailure) {
         guard request.protocolName != nil || request.host != nil || request.path != nil || request.username != nil
         else { return }
-        var (items, secretOfOne) = try matches(request, readingSecretOfOne: request.password != nil)
+        let items: [AttributeItem]
+        var secretOfOne: [UInt8]?
+        (items, secretOfOne) = try matches(request, readingSecretOfOne: request.password != nil)
         defer { secretOfOne?.wipe() }
         for item in items {
             if let password = request.password {
