@@ -122,7 +122,8 @@ METADATA := -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled
 # newer than glibc 2.35, arc4random, is answered by
 # Sources/CKeychainKitSupport/arc4random.c.
 CXX_RUNTIME := $(BUILD)/c++-runtime
-STATIC_CXX := -Xswiftc -L -Xswiftc $(CURDIR)/$(CXX_RUNTIME) -Xswiftc -Xclang-linker -Xswiftc -static-libgcc
+STATIC_CXX := -Xswiftc -L -Xswiftc $(CURDIR)/$(CXX_RUNTIME) -Xswiftc -Xclang-linker -Xswiftc -static-libgcc \
+              -Xcc -DKEYCHAINKIT_STATIC_CXX
 RELEASE_FLAGS := -c release -Xswiftc -static-stdlib $(STATIC_CXX) $(METADATA) $(HARDENING)
 INPUTS  := Package.swift include/keychainkit.h $(sort $(shell find Sources -type f)) $(RELEASE_FLAGS)
 BUILT   := $(shell cat $(STAMP) 2>/dev/null)

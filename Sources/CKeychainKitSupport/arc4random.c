@@ -7,12 +7,17 @@
  * the library and the programs need glibc 2.36, above the 2.35 the wheel
  * promises (manylinux_2_35) and Ubuntu 22.04 has. This definition answers
  * it from getrandom(2) (glibc 2.25) instead. Hidden: the link's own
- * reference binds to it, and no other code of the process sees it.
+ * reference binds to it, and no other code of the process sees it. Built
+ * only with the Makefile's release flags (KEYCHAINKIT_STATIC_CXX): a
+ * package that builds these sources with SwiftPM links its own C++ runtime
+ * and gets glibc's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
 #include <sys/random.h>
+
+#ifdef KEYCHAINKIT_STATIC_CXX
 
 /* Not <stdlib.h>: glibc 2.36 declares arc4random there, visible. */
 extern void abort(void) __attribute__((noreturn));
@@ -35,3 +40,5 @@ __attribute__((visibility("hidden"))) uint32_t arc4random(void)
     }
     return value;
 }
+
+#endif
