@@ -124,7 +124,13 @@ METADATA := -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled
 CXX_RUNTIME := $(BUILD)/c++-runtime
 STATIC_CXX := -Xswiftc -L -Xswiftc $(CURDIR)/$(CXX_RUNTIME) -Xswiftc -Xclang-linker -Xswiftc -static-libgcc \
               -Xcc -DKEYCHAINKIT_STATIC_CXX
-RELEASE_FLAGS := -c release -Xswiftc -static-stdlib $(STATIC_CXX) $(METADATA) $(HARDENING)
+# Nothing the Makefile builds gives a Keychain to Swift code that could
+# observe it: Keychain is built without Swift's Observation
+# (KeychainKitAPI/WithoutObservation.swift), whose library would link Swift's
+# concurrency runtime and libdispatch into the library and the tool, and
+# their start into every process (the packaging test checks they are out).
+NO_OBSERVATION := -Xswiftc -DKEYCHAINKIT_WITHOUT_OBSERVATION
+RELEASE_FLAGS := -c release -Xswiftc -static-stdlib $(STATIC_CXX) $(METADATA) $(NO_OBSERVATION) $(HARDENING)
 INPUTS  := Package.swift include/keychainkit.h $(sort $(shell find Sources -type f)) $(RELEASE_FLAGS)
 BUILT   := $(shell cat $(STAMP) 2>/dev/null)
 STALE   := $(if $(filter-out $(BUILT),$(INPUTS))$(filter-out $(INPUTS),$(BUILT)),FORCE) \

@@ -96,11 +96,20 @@ let package = Package(
             name: "KeychainKitFileStore",
             dependencies: ["KeychainKitCore", "KeychainKitKernelKeyring", "KeychainKitBus", "KeychainKitSystem", "CKeychainKitCrypto"]
         ),
-        // The Swift API: Keychain, the default store, migration, typed keys,
-        // server logins; re-exports the core and the backends. No Foundation.
+        // The Swift API, blocking: Keychain, the default store, migration,
+        // typed keys, server logins; re-exports the core and the backends.
+        // No Foundation, and no Swift concurrency: the C library and the tool
+        // stand on it without the concurrency runtime and libdispatch, which
+        // cost every process about 0.17 ms to load and start.
+        .target(
+            name: "KeychainKitAPI",
+            dependencies: ["KeychainKitCore", "KeychainKitSecretService", "KeychainKitSecretServiceBackend", "KeychainKitFileStore", "KeychainKitKernelKeyring", "KeychainKitBus", "KeychainKitSystem"]
+        ),
+        // `import KeychainKit`: KeychainKitAPI re-exported, with the `async`
+        // forms of its operations.
         .target(
             name: "KeychainKit",
-            dependencies: ["KeychainKitCore", "KeychainKitSecretService", "KeychainKitSecretServiceBackend", "KeychainKitFileStore", "KeychainKitKernelKeyring", "KeychainKitBus", "KeychainKitSystem"]
+            dependencies: ["KeychainKitAPI"]
         ),
         // C parts of the C ABI: status strings, the thread-local error
         // message, secret buffers, the version.
@@ -117,7 +126,7 @@ let package = Package(
         // nothing more.
         .target(
             name: "KeychainKitC",
-            dependencies: ["KeychainKit", "KeychainKitStatus", "CKeychainKitSupport"],
+            dependencies: ["KeychainKitAPI", "KeychainKitStatus", "CKeychainKitSupport"],
             exclude: ["exports.map"],
             linkerSettings: [
                 .unsafeFlags([
@@ -149,7 +158,7 @@ let package = Package(
         // The `keychainkit` command-line tool (built as keychainkit-cli, installed as keychainkit).
         .executableTarget(
             name: "KeychainKitCLI",
-            dependencies: ["KeychainKit", "KeychainKitHelperProtocols", "KeychainKitSystem", "KeychainKitStatus", "CKeychainKitSupport"]
+            dependencies: ["KeychainKitAPI", "KeychainKitHelperProtocols", "KeychainKitSystem", "KeychainKitStatus", "CKeychainKitSupport"]
         ),
         // keychainkitd: the Secret Service's server side on the bus layer,
         // its collections kept by the file store.

@@ -64,6 +64,19 @@ no_runtime_library_needed() {
 }
 check "the library and the programs need no Swift, C++ or unwinder runtime library" no_runtime_library_needed
 
+# Nor do they carry Swift's concurrency runtime and libdispatch, whose
+# constructors and relocations every process would pay at start (Makefile:
+# NO_OBSERVATION; the C library and the tool stand on KeychainKitAPI, not on
+# the module with the async forms). Their messages are the trace of them.
+no_concurrency_runtime() {
+    local binary found
+    for binary in "$lib" build/bin/keychainkit build/bin/keychainkitd; do
+        found=$(strings -a "$binary" | grep -E '^_Concurrency/|LIBDISPATCH_STRICT' | head -n 3)
+        [ -z "$found" ] || { echo "$binary carries the concurrency runtime or libdispatch: $found"; return 1; }
+    done
+}
+check "the library and the programs carry no Swift concurrency runtime or libdispatch" no_concurrency_runtime
+
 # Linked in, GCC 12's libstdc++ would call glibc 2.36's arc4random
 # (CKeychainKitSupport/arc4random.c answers it): nothing may need a glibc
 # newer than the 2.35 the wheel's tag and the README promise.

@@ -257,6 +257,10 @@ elif check == "layers":
         "KeychainKitSecretService": {"KeychainKitSecretServiceBackend", "KeychainKitFileStore", "KeychainKitKernelKeyring"},
         "KeychainKitFileStore": {"KeychainKitSecretService", "KeychainKitSecretServiceBackend"},
         "KeychainKitDaemon": {"KeychainKit", "KeychainKitSecretServiceBackend"},
+        # The C library and the tool stand on the blocking API: the async
+        # forms would link Swift's concurrency runtime into both.
+        "KeychainKitC": {"KeychainKit"},
+        "KeychainKitCLI": {"KeychainKit"},
     }
     for name, forbidden in promises.items():
         for wrong in sorted(below(name) & forbidden):

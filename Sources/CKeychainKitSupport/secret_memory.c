@@ -17,6 +17,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <sys/platform/x86.h>
+#endif
 
 #include "keychainkit_support.h"
 
@@ -202,9 +205,13 @@ void keychainkit_burn_stack(size_t bytes) {
         bytes = BURN_STACK_LARGEST;
     burn_steps((bytes + BURN_STACK_STEP - 1) / BURN_STACK_STEP);
 #if defined(__x86_64__)
-    if (__builtin_cpu_supports("avx512f"))
+    /* glibc's record of the CPU, made by the dynamic loader at start
+     * (glibc 2.33): not __builtin_cpu_supports, whose libgcc constructor
+     * asks the CPU again in every process that links it (cpuid, which a
+     * virtual machine traps), libkeychainkit.so's users included. */
+    if (CPU_FEATURE_ACTIVE(AVX512F))
         zero_avx512_registers();
-    else if (__builtin_cpu_supports("avx"))
+    else if (CPU_FEATURE_ACTIVE(AVX))
         zero_avx_registers();
     else
         zero_sse_registers();

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
-// `import KeychainKit` is the whole Swift API: the core's types and every
-// backend's interface come with it, as they did when they were one module.
-@_exported import KeychainKitCore
-@_exported import KeychainKitFileStore
-@_exported import KeychainKitKernelKeyring
-@_exported import KeychainKitSecretService  // TransferPolicy
-@_exported import KeychainKitSecretServiceBackend
+// `import KeychainKit` is the whole Swift API: the blocking API of
+// KeychainKitAPI (with the core's types and every backend's interface) and,
+// in this module, its `async` forms. Only this module uses Swift concurrency,
+// so the C library and the tool, which stand on KeychainKitAPI, carry
+// neither the concurrency runtime nor libdispatch.
+@_exported import KeychainKitAPI

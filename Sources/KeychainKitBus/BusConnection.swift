@@ -218,14 +218,22 @@ package final class BusConnection {
     /// The unique name of the process that owns the bus name `name`;
     /// `nil` when none does.
     package func owner(of name: String) throws(BusFailure) -> String? {
-        let bus = BusNames.Bus.self
-        let request = try methodCall(bus.name, bus.path, bus.interface, bus.getNameOwner)
-        try request.append(name)
+        let request = try ownerRequest(of: name)
         do throws(BusFailure) {
             return try call(request).readString()
         } catch let failure where failure.name == BusNames.BusError.nameHasNoOwner {
             return nil
         }
+    }
+
+    /// The bus daemon's `GetNameOwner` call for `name`, to send along with
+    /// others (``owner(of:)`` sends it and waits): the reply's string is the
+    /// owner's unique name; no owner is the error `NameHasNoOwner`.
+    package func ownerRequest(of name: String) throws(BusFailure) -> BusMessage {
+        let bus = BusNames.Bus.self
+        let request = try methodCall(bus.name, bus.path, bus.interface, bus.getNameOwner)
+        try request.append(name)
+        return request
     }
 
     /// The process ID of the connection that owns the bus name `name`, as

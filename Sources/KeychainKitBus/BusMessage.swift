@@ -78,7 +78,10 @@ package final class BusMessage {
     }
 
     /// Appends a string dictionary (`a{ss}`), entries in the given order.
-    package func append<Entries: Sequence<(key: String, value: String)>>(dictionary entries: Entries) throws(BusFailure) {
+    /// (An array, not any sequence: a generic called from another module
+    /// runs unspecialized, and its first use makes the runtime scan every
+    /// protocol conformance in the binary for the sequence's iterator.)
+    package func append(dictionary entries: [(key: String, value: String)]) throws(BusFailure) {
         try openContainer("a", "{ss}")
         for (key, value) in entries {
             try openContainer("e", "ss")

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 import CKeychainKitSupport
-import KeychainKit
+import KeychainKitAPI
 import KeychainKitStatus
 
 /// A C call's arguments could not be used; carries the status to return.

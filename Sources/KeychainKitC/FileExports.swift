@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 import CKeychainKitSupport
-import KeychainKit
+import KeychainKitAPI
 import KeychainKitStatus
 
 // The header's file handles: kk_open_file and its options.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 import CKeychainKitSupport
-import KeychainKit
+import KeychainKitAPI
 #if canImport(Glibc)
 import Glibc
 #endif

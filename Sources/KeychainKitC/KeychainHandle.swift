@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-import KeychainKit
+import KeychainKitAPI
 
 /// What a `kk_keychain *` points to: a retained keychain, with what its
 /// opener knew of it (its backend's capabilities), recorded at open.

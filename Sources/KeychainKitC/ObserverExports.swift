@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 import CKeychainKitSupport
-import KeychainKit
+import KeychainKitAPI
 import KeychainKitStatus
 
 /// A C observer: the callback, its userdata, and the destroy function that

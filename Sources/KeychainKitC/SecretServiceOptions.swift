@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 import CKeychainKitSupport
-import KeychainKit
+import KeychainKitAPI
 
 // `kk_secret_service_options`: its defaults, its versions, and the backend
 // it describes.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 import CKeychainKitSupport
-import KeychainKit
+import KeychainKitAPI
 
 #if canImport(Glibc)
 import Glibc
@@ -175,7 +175,7 @@ struct Commands {
         defer { result.wipe() }
         for piece in pieces {
             switch piece {
-            case let .text(bytes): result.appendWipingOldStorage(bytes)
+            case let .text(bytes): bytes.withUnsafeBytes { result.appendWipingOldStorage($0) }
             case let .secret(reference): result.appendWipingOldStorage(secrets[reference]!)
             }
         }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 import KeychainKitHelperProtocols
 import CKeychainKitSupport
-import KeychainKit
+import KeychainKitAPI
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-import KeychainKit
+import KeychainKitAPI
 
 /// How registry logins are stored on the Secret Service: as
 /// `docker-credential-secretservice` (docker-credential-helpers 0.6.4,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 import CKeychainKitSupport
-import KeychainKit
+import KeychainKitAPI
 import KeychainKitStatus
 
 /// The documented exit codes of `keychainkit`.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 import KeychainKitHelperProtocols
-import KeychainKit
+import KeychainKitAPI
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 import KeychainKitHelperProtocols
-import KeychainKit
+import KeychainKitAPI
 
 /// How git's credentials are stored on the Secret Service: as git's own
 /// `git-credential-libsecret` (git's contrib/credential/libsecret) stores

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 import KeychainKitHelperProtocols
-import KeychainKit
+import KeychainKitAPI
 
 /// How `get` prints the secrets of several accounts, for scripts to parse.
 enum ManyValuesFormat {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 import KeychainKitSystem
-import KeychainKit
+import KeychainKitAPI
 
 /// Text made safe to show on a terminal.
 enum TerminalText {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-import KeychainKit
+import KeychainKitAPI
 import Synchronization
 
 #if canImport(Glibc)

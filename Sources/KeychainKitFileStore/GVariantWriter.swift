@@ -58,7 +58,7 @@ enum GVariantWriter {
         var ends: [Int] = []
         for (index, member) in members.enumerated() {
             let padding = (member.alignment - body.count % member.alignment) % member.alignment
-            body.appendWipingOldStorage(repeatElement(0, count: padding))
+            if padding > 0 { body.appendWipingOldStorage([UInt8](repeating: 0, count: padding)) }
             body.appendWipingOldStorage(member.bytes)
             if member.isVariable && index != members.count - 1 { ends.append(body.count) }
         }

@@ -127,6 +127,9 @@ final class ScriptedBus: @unchecked Sendable {
         if destination == "org.freedesktop.DBus" {
             switch member {
             case "Hello": reply(to: call, on: bus, sender: "org.freedesktop.DBus") { appendString(":1.1", $0) }
+            case "GetNameOwner" where firstString(of: call) == "org.gnome.keyring" && exchange.script.next() & 1 == 1:
+                // Whether the service is gnome-keyring: the script says.
+                replyError(to: call, on: bus, sender: "org.freedesktop.DBus", name: "org.freedesktop.DBus.Error.NameHasNoOwner")
             case "GetNameOwner": reply(to: call, on: bus, sender: "org.freedesktop.DBus") { appendString(serviceName, $0) }
             default: reply(to: call, on: bus, sender: "org.freedesktop.DBus") { _ in true }
             }
@@ -232,6 +235,14 @@ final class ScriptedBus: @unchecked Sendable {
                 sd_bus_message_unref(failure)
             }
         }
+    }
+
+    /// The call's first argument, when it is a string.
+    private static func firstString(of call: OpaquePointer) -> String? {
+        var value: UnsafePointer<CChar>?
+        defer { sd_bus_message_rewind(call, 1) }
+        guard sd_bus_message_read_basic(call, CChar(UInt8(ascii: "s")), &value) >= 0, let value else { return nil }
+        return String(cString: value)
     }
 
     private static func appendString(_ string: String, _ message: OpaquePointer) -> Bool {

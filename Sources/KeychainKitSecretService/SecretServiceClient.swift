@@ -120,12 +120,14 @@ package final class SecretServiceClient {
         do throws(SecretServiceFailure) {
             // The first call, and with it which server it is and its
             // collections (what every first search asks before it), asked
-            // together; the key pair is made while they travel.
+            // together; the key pair is made while they travel. Which
+            // server: whether gnome-keyring's own bus name has the same
+            // owner, asked of the bus daemon (an `Introspect` would keep
+            // gnome-keyring writing its description, about 0.18 ms, before
+            // it answers `OpenSession`).
             let firstMessage = try firstCall(on: bus)
             let first = try onBus { () throws(BusFailure) in try bus.send(call: firstMessage.message) }
-            let introspection = try? bus.send(call: try bus.methodCall(
-                SecretServiceNames.busName, SecretServiceNames.servicePath, SecretServiceNames.Introspectable.interface,
-                SecretServiceNames.Introspectable.introspect))
+            let gnomeKeyringOwner = try? bus.send(call: bus.ownerRequest(of: SecretServiceNames.gnomeKeyringBusName))
             let listing = try? bus.send(call: try propertyRequest(
                 SecretServiceNames.Service.collectionsProperty, of: SecretServiceNames.Service.interface,
                 at: SecretServiceNames.servicePath, on: bus, to: SecretServiceNames.busName).message)
@@ -146,7 +148,7 @@ package final class SecretServiceClient {
             // on (none before matters: nothing is known yet).
             senders.serviceOwner = owner
             let client = SecretServiceClient(bus: bus, session: session, destination: owner)
-            if let introspection { client.learnServer(from: introspection) }
+            if let gnomeKeyringOwner { client.learnServer(fromOwnerOfGnomeKeyringName: gnomeKeyringOwner) }
             if let listed, let locks { client.learnCollections(listed, locks: locks) }
             return client
         } catch let failure {

@@ -47,6 +47,7 @@ struct ServiceMessage {
 
     /// Appends a string dictionary (`a{ss}`), entries in the given order.
     func append(dictionary entries: some Sequence<(key: String, value: String)>) throws(SecretServiceFailure) {
+        let entries = Array(entries)
         try onBus { () throws(BusFailure) in try message.append(dictionary: entries) }
     }
 

@@ -15,7 +15,16 @@ extension Array where Element == UInt8 {
     /// Appends `bytes`. When that needs a larger buffer, the old one is
     /// wiped once its contents have moved, so growing a secret leaves no
     /// stale copy of it behind.
-    package mutating func appendWipingOldStorage<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+    ///
+    /// (Bytes of two concrete types, not any collection: a generic called
+    /// from another module runs unspecialized, and its first use makes the
+    /// runtime scan every protocol conformance in the binary.)
+    package mutating func appendWipingOldStorage(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { appendWipingOldStorage($0) }
+    }
+
+    /// Appends `bytes`, as ``appendWipingOldStorage(_:)-([UInt8])`` does.
+    package mutating func appendWipingOldStorage(_ bytes: UnsafeRawBufferPointer) {
         if count + bytes.count > capacity {
             var larger: [UInt8] = []
             larger.reserveCapacity(Swift.max(2 * capacity, count + bytes.count, 64))

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
-import KeychainKitCore
-import KeychainKitSecretServiceBackend
+import KeychainKitAPI
 import Observation
 
 /// One key's value, kept current: an `Observable` for SwiftUI views and

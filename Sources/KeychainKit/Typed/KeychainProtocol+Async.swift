@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-import KeychainKitCore
+import KeychainKitAPI
 
 /// `async` forms of every operation, chosen by the compiler in an `async`
 /// context. Each runs the backend's blocking call on the global concurrent

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
-import KeychainKitCore
-import KeychainKitSecretServiceBackend
+import KeychainKitAPI
 
 /// A property backed by a keychain item, like SwiftUI's `@AppStorage`:
 ///

@@ -2,7 +2,9 @@
 import KeychainKitCore
 import KeychainKitSecretServiceBackend
 import KeychainKitSystem
+#if !KEYCHAINKIT_WITHOUT_OBSERVATION
 import Observation
+#endif
 import Synchronization
 
 /// An observable, dictionary-like interface to a keychain.
@@ -16,14 +18,18 @@ import Synchronization
 /// attempt after it, with its outcome, and — when the backend can tell —
 /// changes to their key made elsewhere (``KeychainEvent/changed``,
 /// ``KeychainEvent/deleted``), which Observation hears too for observed keys.
-public final class Keychain<Interface>: KeychainProtocol, TellsObservationPerKey, Sendable
+public final class Keychain<Interface>: KeychainProtocol, Sendable
 where Interface: KeychainInterfaceProtocol {
 
     /// The backend this keychain forwards to.
     public let interface: Interface
 
     private let lock = Lock()
+    #if KEYCHAINKIT_WITHOUT_OBSERVATION
+    private let registrar = WithoutObservation()
+    #else
     private let registrar = ObservationRegistrar()
+    #endif
     private let observers = KeychainObservers()
     private let keyPaths = Locked<[KeychainAttributes: KeyPath<Keychain, Void>]>([:])
 
@@ -299,9 +305,8 @@ where Interface: KeychainInterfaceProtocol {
     }
 
     private func notifyOutside(_ key: KeychainAttributes, _ event: KeychainEvent) {
-        let keyPath = keyPath(for: key)
-        registrar.willSet(self, keyPath: keyPath)
-        registrar.didSet(self, keyPath: keyPath)
+        registrar.willSet(self, keyPath: keyPath(for: key))
+        registrar.didSet(self, keyPath: keyPath(for: key))
         observers.notify(KeychainChange(key: key, event: event, error: nil))
     }
 
@@ -333,8 +338,7 @@ where Interface: KeychainInterfaceProtocol {
     ) throws(KeychainError) {
         // An unusable key is no attempt: it notifies nobody (as in the C API).
         try key.validate()
-        let keyPath = keyPath(for: key)
-        registrar.willSet(self, keyPath: keyPath)
+        registrar.willSet(self, keyPath: keyPath(for: key))
         let error: KeychainError?
         do throws(KeychainError) {
             resumeDeliveryAfterFork()
@@ -343,13 +347,15 @@ where Interface: KeychainInterfaceProtocol {
         } catch let failure {
             error = failure
         }
-        registrar.didSet(self, keyPath: keyPath)
+        registrar.didSet(self, keyPath: keyPath(for: key))
         observers.notify(KeychainChange(key: key, event: event, error: error))
         if let error { throw error }
     }
 }
 
-extension Keychain: Observable {}
+#if !KEYCHAINKIT_WITHOUT_OBSERVATION
+extension Keychain: Observable, TellsObservationPerKey {}
+#endif
 
 extension Keychain where Interface == SecretServiceKeychainInterface {
 
@@ -379,4 +385,4 @@ private let standardKeychain = Keychain<SecretServiceKeychainInterface>()
 /// A keychain that tells Swift Observation of every change to a key, made
 /// through it or elsewhere, whenever it tells its observers: a reader
 /// tracked by it needs no other invalidation (see ``KeychainItem``).
-protocol TellsObservationPerKey: AnyObject {}
+package protocol TellsObservationPerKey: AnyObject {}
