@@ -13,7 +13,7 @@ python=$("$root/scripts/python-venv.sh")
 "$python" -m pip install --quiet --disable-pip-version-check "$root/bindings/python"
 
 case "$scale" in
-    full) rounds=300 py_rounds=300 process_rounds=60 memory_ops=1000000 observers=10000 loading_processes=20 writes=100 observed_rounds=100 batch_rounds=20 listed=1000 server_items="100 5000" flood="2000 5" ;;
+    full) rounds=300 py_rounds=300 process_rounds=120 memory_ops=1000000 observers=10000 loading_processes=20 writes=100 observed_rounds=100 batch_rounds=20 listed=1000 server_items="100 5000" flood="2000 5" ;;
     tiny) rounds=3 py_rounds=3 process_rounds=2 memory_ops=1000 observers=100 loading_processes=2 writes=2 observed_rounds=2 batch_rounds=2 listed=20 server_items="5 10" flood="20 1" ;;
     *) echo "usage: $0 [full|tiny]" >&2; exit 2 ;;
 esac
