@@ -127,9 +127,7 @@ final class ScriptedBus: @unchecked Sendable {
         if destination == "org.freedesktop.DBus" {
             switch member {
             case "Hello": reply(to: call, on: bus, sender: "org.freedesktop.DBus") { appendString(":1.1", $0) }
-            case "GetNameOwner" where firstString(of: call) == "org.gnome.keyring" && exchange.script.next() & 1 == 1:
-                // Whether the service is gnome-keyring: the script says.
-                replyError(to: call, on: bus, sender: "org.freedesktop.DBus", name: "org.freedesktop.DBus.Error.NameHasNoOwner")
+            case "GetNameOwner" where firstString(of: call) == "org.gnome.keyring": answerGnomeKeyringOwner(call, on: bus, exchange)
             case "GetNameOwner": reply(to: call, on: bus, sender: "org.freedesktop.DBus") { appendString(serviceName, $0) }
             default: reply(to: call, on: bus, sender: "org.freedesktop.DBus") { _ in true }
             }
@@ -234,6 +232,27 @@ final class ScriptedBus: @unchecked Sendable {
                 _ = sd_bus_send(bus, failure, nil)
                 sd_bus_message_unref(failure)
             }
+        }
+    }
+
+    /// Who owns gnome-keyring's bus name, the client's question of which
+    /// server the service is: the script answers it with the bytes the
+    /// `Introspect` it replaced read, in the same place of the exchange (a
+    /// kind, then an error, a reply of another shape, or one of
+    /// `introspections`: the service's name when that one is gnome-keyring's,
+    /// else no owner), so that the corpus keeps its meaning.
+    private static func answerGnomeKeyringOwner(_ call: OpaquePointer, on bus: OpaquePointer, _ exchange: Exchange) {
+        let script = exchange.script, daemon = "org.freedesktop.DBus"
+        let kind = script.next()
+        if kind >= 232 {
+            replyError(to: call, on: bus, sender: daemon, name: script.pick(ReplyScript.errorNames))
+        } else if kind >= 208 {
+            let signature = script.pick(ReplyScript.otherSignatures)
+            reply(to: call, on: bus, sender: daemon) { script.append(signature, to: $0, about: "/", served: exchange.served) }
+        } else if script.pick(ReplyScript.introspections).contains("org.gnome.keyring.") {
+            reply(to: call, on: bus, sender: daemon) { appendString(serviceName, $0) }
+        } else {
+            replyError(to: call, on: bus, sender: daemon, name: "org.freedesktop.DBus.Error.NameHasNoOwner")
         }
     }
 
