@@ -208,8 +208,10 @@ void keychainkit_burn_stack(size_t bytes) {
     /* glibc's record of the CPU, made by the dynamic loader at start
      * (glibc 2.33): not __builtin_cpu_supports, whose libgcc constructor
      * asks the CPU again in every process that links it (cpuid, which a
-     * virtual machine traps), libkeychainkit.so's users included. */
-    if (CPU_FEATURE_ACTIVE(AVX512F))
+     * virtual machine traps), libkeychainkit.so's users included. glibc's
+     * EVEX string functions (ymm16-31) need AVX512VL active, which a
+     * tunable may leave on with AVX512F off. */
+    if (CPU_FEATURE_ACTIVE(AVX512F) || CPU_FEATURE_ACTIVE(AVX512VL))
         zero_avx512_registers();
     else if (CPU_FEATURE_ACTIVE(AVX))
         zero_avx_registers();

@@ -241,17 +241,14 @@ extension SecretServiceClient {
         return found
     }
 
-    /// Learns that the service is gnome-keyring from the bus daemon's answer
-    /// to `GetNameOwner("org.gnome.keyring")`, sent before the service's
-    /// process was known: when the process that answered as the service owns
-    /// that name too. Anything else (another owner, none, no answer, an
-    /// answer not from the bus) leaves it unknown, asked by `Introspect`
-    /// when needed (``isGnomeKeyring()``): oo7-daemon and keychainkitd serve
-    /// gnome-keyring's interface without its name.
-    func learnServer(fromOwnerOfGnomeKeyringName pending: PendingCall) {
-        guard case let .success(reply)? = try? bus.reply(to: pending), reply.sender == Names.Bus.name,
-              let owner = try? reply.readString(), owner == destination else { return }
-        serverIsGnomeKeyring = true
+    /// Learns whether the service is gnome-keyring from the reply to an
+    /// `Introspect` sent before the service's process was known: believed
+    /// only when that process answered it. Otherwise (no answer, or another
+    /// process) it is asked again when needed.
+    func learnServer(from introspection: PendingCall) {
+        guard case let .success(reply)? = try? bus.reply(to: introspection), reply.sender == destination,
+              let description = try? reply.readString() else { return }
+        serverIsGnomeKeyring = Self.describesGnomeKeyring(description)
     }
 
     /// Whether an introspection describes gnome-keyring's service (its own

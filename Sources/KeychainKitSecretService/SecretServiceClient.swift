@@ -121,10 +121,11 @@ package final class SecretServiceClient {
             // The first call, and with it which server it is and its
             // collections (what every first search asks before it), asked
             // together; the key pair is made while they travel. Which
-            // server: whether gnome-keyring's own bus name has the same
-            // owner, asked of the bus daemon (an `Introspect` would keep
-            // gnome-keyring writing its description, about 0.18 ms, before
-            // it answers `OpenSession`).
+            // server: gnome-keyring when the process that answers also owns
+            // gnome-keyring's own bus name, asked of the bus daemon; any
+            // other is introspected, along with the calls below (an
+            // `Introspect` keeps gnome-keyring writing its description,
+            // about 0.18 ms, before it answers `OpenSession`).
             let firstMessage = try firstCall(on: bus)
             let first = try onBus { () throws(BusFailure) in try bus.send(call: firstMessage.message) }
             let gnomeKeyringOwner = try? bus.send(call: bus.ownerRequest(of: SecretServiceNames.gnomeKeyringBusName))
@@ -132,7 +133,11 @@ package final class SecretServiceClient {
                 SecretServiceNames.Service.collectionsProperty, of: SecretServiceNames.Service.interface,
                 at: SecretServiceNames.servicePath, on: bus, to: SecretServiceNames.busName).message)
             let keys = TransferSession.KeyPair()
-            try awaitFirstReply(first, on: bus)
+            let answeredBy = try awaitFirstReply(first, on: bus)
+            let gnomeKeyring = answeredBy != nil && ownerOfGnomeKeyringName(gnomeKeyringOwner, on: bus) == answeredBy
+            let introspection = gnomeKeyring ? nil : try? bus.send(call: try bus.methodCall(
+                SecretServiceNames.busName, SecretServiceNames.servicePath, SecretServiceNames.Introspectable.interface,
+                SecretServiceNames.Introspectable.introspect))
             // Each collection's lock, asked along with the key exchange.
             let listed = listing.flatMap { try? collectionPaths(from: $0, on: bus) }
             let locks = listed.map { listed in
@@ -148,7 +153,11 @@ package final class SecretServiceClient {
             // on (none before matters: nothing is known yet).
             senders.serviceOwner = owner
             let client = SecretServiceClient(bus: bus, session: session, destination: owner)
-            if let gnomeKeyringOwner { client.learnServer(fromOwnerOfGnomeKeyringName: gnomeKeyringOwner) }
+            if gnomeKeyring && owner == answeredBy {
+                client.serverIsGnomeKeyring = true
+            } else if let introspection {
+                client.learnServer(from: introspection)
+            }
             if let listed, let locks { client.learnCollections(listed, locks: locks) }
             return client
         } catch let failure {
@@ -175,12 +184,23 @@ package final class SecretServiceClient {
     /// connections did not. `Ping` costs least (GDBus and Qt answer it
     /// themselves). A service that cannot be reached fails the open here;
     /// any other answer, an error too, is the reply awaited.
-    private static func awaitFirstReply(_ first: PendingCall, on bus: BusConnection) throws(SecretServiceFailure) {
+    /// Returns the unique name of the process that answered (`nil` when the
+    /// answer was an error).
+    private static func awaitFirstReply(_ first: PendingCall, on bus: BusConnection) throws(SecretServiceFailure) -> String? {
         do throws(SecretServiceFailure) {
-            _ = try onBus { () throws(BusFailure) in try bus.reply(to: first).get() }
+            return try onBus { () throws(BusFailure) in try bus.reply(to: first).get() }.sender
         } catch let failure {
             if case .serviceUnavailable = failure.error { throw failure }
+            return nil
         }
+    }
+
+    /// The unique name the bus daemon gave as the owner of gnome-keyring's
+    /// bus name; `nil` for no owner, an error, or an answer not from the bus.
+    private static func ownerOfGnomeKeyringName(_ pending: PendingCall?, on bus: BusConnection) -> String? {
+        guard let pending, case let .success(reply)? = try? bus.reply(to: pending),
+              reply.sender == SecretServiceNames.Bus.name else { return nil }
+        return try? reply.readString()
     }
 
     /// The connection's first call (see ``awaitFirstReply(_:on:)``), which

@@ -94,13 +94,13 @@ package enum SecretServiceNames {
         package static let close = "Close"
     }
 
-    /// gnome-keyring's private interface on the service object, which
-    /// seahorse uses and oo7-daemon also implements: a collection unlocked
-    /// with its password, no dialog.
     /// The bus name gnome-keyring owns besides the service's (for its
     /// control interface): the process that owns both is gnome-keyring.
     package static let gnomeKeyringBusName = "org.gnome.keyring"
 
+    /// gnome-keyring's private interface on the service object, which
+    /// seahorse uses and oo7-daemon also implements: a collection unlocked
+    /// with its password, no dialog.
     package enum MasterPassword {
         package static let interface = "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"
         package static let unlock = "UnlockWithMasterPassword"

@@ -23,7 +23,8 @@ extension Array where Element == UInt8 {
         bytes.withUnsafeBytes { appendWipingOldStorage($0) }
     }
 
-    /// Appends `bytes`, as ``appendWipingOldStorage(_:)-([UInt8])`` does.
+    /// Appends `bytes`, as ``appendWipingOldStorage(_:)-([UInt8])`` does;
+    /// `bytes` must not point into this array's own storage.
     package mutating func appendWipingOldStorage(_ bytes: UnsafeRawBufferPointer) {
         if count + bytes.count > capacity {
             var larger: [UInt8] = []
