@@ -223,6 +223,9 @@ MODES = {
                         _personality, single=True),
     'short-public-key': Mode('every DH OpenSession answers with a public key shorter than 128 bytes '
                              '(unpadded, as ksecretd before KF 6.25 did on one session in 256)'),
+    'ambiguous-secret': Mode('the first DH OpenSession of each connection gets a shared secret '
+                             'whose first byte is zero (one session in 256 by chance), which '
+                             'KWallet encodes without it and gnome-keyring, like the fake, with it'),
     'idle-lock': Mode('the collections lock themselves MS milliseconds after the last call '
                       '(KeePassXC >= 2.7.11 after 900 s)', 'MS', _milliseconds, single=True),
 }
@@ -366,19 +369,27 @@ class Target:
 
 # ---------------------------------------------------------------- crypto
 
-def dh_exchange(client_public: bytes, padded: bool = True, short: bool = False) -> tuple:
+def dh_exchange(client_public: bytes, padded: bool = True, short: bool = False, ambiguous: bool = False) -> tuple:
     """Answers the client's public key: returns (AES key, our public key).
     Not `padded`: the key has no leading zero bytes (ksecretd's bug), so
-    about one in 256 is shorter than 128 bytes; `short`: always shorter."""
+    about one in 256 is shorter than 128 bytes; `short`: always shorter;
+    `ambiguous`: the shared secret's first byte is zero (one in 256 by
+    chance), which servers encode differently (padded here, as
+    gnome-keyring and libsecret do; KWallet strips the zeros)."""
     peer = int.from_bytes(client_public, 'big')
     if not 1 < peer < DH_PRIME - 1:
         raise DBusError(INVALID_ARGS, 'bad Diffie-Hellman public key')
     while True:
-        private = int.from_bytes(os.urandom(128), 'big') % (DH_PRIME - 3) + 2
+        # 256 bits of private key are enough for a fake, and make the
+        # search for an ambiguous secret (256 tries on average) quick.
+        private = int.from_bytes(os.urandom(32 if ambiguous else 128), 'big') % (DH_PRIME - 3) + 2
         public = pow(2, private, DH_PRIME)
-        if not short or public < 2 ** 1016:
+        if short and public >= 2 ** 1016:
+            continue
+        shared = pow(peer, private, DH_PRIME)
+        if not ambiguous or shared < 2 ** 1016:
             break
-    shared = pow(peer, private, DH_PRIME).to_bytes(128, 'big')
+    shared = shared.to_bytes(128, 'big')
     key = HKDF(algorithm=hashes.SHA256(), length=16, salt=None, info=b'').derive(shared)
     length = 128 if padded and not short else (public.bit_length() + 7) // 8
     return key, public.to_bytes(length, 'big')
@@ -466,6 +477,8 @@ class FakeSecretService:
         self.sequence = itertools.count()
         self.stats: Counter = Counter()
         self.sessions: dict = {}
+        self.caller: Optional[str] = None  # the unique name the call being answered came from
+        self.ambiguous_callers: set = set()  # connections given an ambiguous secret (ambiguous-secret)
         self.prompts: dict = {}
         self.session_ids = itertools.count(1)
         self.prompt_ids = itertools.count(1)
@@ -633,6 +646,7 @@ class FakeSecretService:
         path, member = fields.get(HeaderFields.path, ''), fields.get(HeaderFields.member, '')
         interface = fields.get(HeaderFields.interface)
         self.log(f'call {interface}.{member} on {path} {message.body!r:.200}')
+        self.caller = fields.get(HeaderFields.sender)
         try:
             if interface == PEER or (interface is None and member in METHODS[PEER]):
                 target = Target('peer', None, path)  # Peer works on every path
@@ -820,8 +834,11 @@ class FakeSecretService:
         elif algorithm == DH_ALGORITHM and not self.modes.on('plain-only'):
             if argument[0] != 'ay':
                 raise DBusError(INVALID_ARGS, f'{DH_ALGORITHM} takes an ay')
+            ambiguous = self.modes.on('ambiguous-secret') and self.caller not in self.ambiguous_callers
+            if ambiguous:
+                self.ambiguous_callers.add(self.caller)
             key, public = dh_exchange(bytes(argument[1]), padded=self.personality != 'ksecretd',
-                                      short=self.modes.on('short-public-key'))
+                                      short=self.modes.on('short-public-key'), ambiguous=ambiguous)
             output = ('ay', public)
         else:
             raise DBusError(NOT_SUPPORTED, f'algorithm {algorithm!r} is not supported')

@@ -63,7 +63,11 @@ extension BusConnection {
     /// instead of one each. Each reply is the answer or the failure it
     /// carries (see ``call(_:)-(BusMessage)``); a call that got no answer
     /// within its limit, or the operation's deadline, throws for all.
-    package func calls(_ messages: [BusMessage]) throws(BusFailure) -> [Result<BusMessage, BusFailure>] {
+    /// `work` runs once, after the first calls are sent and before their
+    /// replies are awaited.
+    package func calls(
+        _ messages: [BusMessage], whileTheyTravel work: () -> Void = {}
+    ) throws(BusFailure) -> [Result<BusMessage, BusFailure>] {
         var replies: [Result<BusMessage, BusFailure>] = []
         replies.reserveCapacity(messages.count)
         var sent: [PendingCall] = []
@@ -71,6 +75,7 @@ extension BusConnection {
             while sent.count < messages.count && sent.count - replies.count < Self.callsInFlight {
                 sent.append(try send(call: messages[sent.count]))
             }
+            if replies.isEmpty { work() }
             // Replies come in the order the service answers; the oldest
             // unanswered call bounds the wait.
             replies.append(try reply(to: sent[replies.count]))

@@ -195,8 +195,9 @@ extension SecretServiceClient {
     /// Learns the service's collections and whether any is locked
     /// (``collectionsAtOpen``) from the answers to gets sent before the
     /// service's process was known: believed only when that process
-    /// answered every one. The answers came before the transfer session's
-    /// (they were sent before it): nothing is waited for.
+    /// answered every one. The locks were asked while `OpenSession`
+    /// travelled: a service that answers in order (gnome-keyring) has them
+    /// ready right after it.
     func learnCollections(_ listed: (paths: [String], sender: String?), locks: [PendingCall?]) {
         guard listed.sender == destination, locks.count == listed.paths.count else { return }
         var anyLocked = false

@@ -82,12 +82,14 @@ package final class SecretServiceClient {
         }
     }
 
-    /// The transfer session secrets travel in.
+    /// The transfer session secrets travel in, settled (its key derived
+    /// and known good: ``TransferSession/settle(on:)``).
     var session: TransferSession {
         get throws(SecretServiceFailure) {
             guard let transferSession else {
                 throw SecretServiceFailure(.unknownError(code: -1, message: "no transfer session: this client only watches"))
             }
+            try transferSession.settle(on: bus)
             return transferSession
         }
     }
@@ -138,17 +140,23 @@ package final class SecretServiceClient {
             let introspection = gnomeKeyring ? nil : try? bus.send(call: try bus.methodCall(
                 SecretServiceNames.busName, SecretServiceNames.servicePath, SecretServiceNames.Introspectable.interface,
                 SecretServiceNames.Introspectable.introspect))
-            // Each collection's lock, asked along with the key exchange.
-            let listed = listing.flatMap { try? collectionPaths(from: $0, on: bus) }
-            let locks = listed.map { listed in
-                listed.paths.count > BusConnection.callsInFlight ? [] : listed.paths.map { path in
-                    try? bus.send(call: try propertyRequest(
-                        SecretServiceNames.Collection.lockedProperty, of: SecretServiceNames.Collection.interface, at: path,
-                        on: bus, to: SecretServiceNames.busName).message)
+            // `OpenSession` next, not held up by the listing (gnome-keyring
+            // takes 0.1 to 0.35 ms to answer it); while the key exchange
+            // travels, each listed collection's lock is asked.
+            var listed: (paths: [String], sender: String?)?
+            var locks: [PendingCall?]?
+            let (session, owner) = try TransferSession.open(
+                on: bus, destination: SecretServiceNames.busName, policy: transfer, keys: keys
+            ) {
+                listed = listing.flatMap { try? collectionPaths(from: $0, on: bus) }
+                locks = listed.map { listed in
+                    listed.paths.count > BusConnection.callsInFlight ? [] : listed.paths.map { path in
+                        try? bus.send(call: try propertyRequest(
+                            SecretServiceNames.Collection.lockedProperty, of: SecretServiceNames.Collection.interface,
+                            at: path, on: bus, to: SecretServiceNames.busName).message)
+                    }
                 }
             }
-            let (session, owner) = try TransferSession.open(
-                on: bus, destination: SecretServiceNames.busName, policy: transfer, keys: keys)
             // Signals are believed from the process that answered, from now
             // on (none before matters: nothing is known yet).
             senders.serviceOwner = owner
@@ -221,15 +229,24 @@ package final class SecretServiceClient {
         try bus.methodCall(to: destination, path, interface, member)
     }
 
-    /// The reply to `message`, within the timeout and the operation's deadline.
+    /// The reply to `message`, within the timeout and the operation's
+    /// deadline. While it travels, the transfer session's key is derived
+    /// if it was not yet (the first call after opening).
     func call(_ message: ServiceMessage) throws(SecretServiceFailure) -> ServiceMessage {
-        try bus.call(message)
+        ServiceMessage(try onBus { () throws(BusFailure) in
+            let pending = try bus.send(call: message.message)
+            transferSession?.deriveKey()
+            return try bus.reply(to: pending).get()
+        })
     }
 
-    /// The replies to `messages`, sent together (``BusConnection/calls(_:)``),
-    /// in order.
+    /// The replies to `messages`, sent together (``BusConnection/calls(_:whileTheyTravel:)``),
+    /// in order; the transfer session's key is derived while they travel,
+    /// as in ``call(_:)``.
     func calls(_ messages: [ServiceMessage]) throws(SecretServiceFailure) -> [Result<ServiceMessage, SecretServiceFailure>] {
-        try onBus { () throws(BusFailure) in try bus.calls(messages.map(\.message)) }.map { reply in
+        try onBus { () throws(BusFailure) in
+            try bus.calls(messages.map(\.message)) { transferSession?.deriveKey() }
+        }.map { reply in
             reply.map(ServiceMessage.init).mapError(SecretServiceFailure.init)
         }
     }

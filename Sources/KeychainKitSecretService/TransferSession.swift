@@ -17,14 +17,22 @@ import KeychainKitSystem
 package final class TransferSession {
 
     /// The session's object path, part of every secret sent.
-    let path: String
+    private(set) var path: String
 
-    /// The AES key; `nil` for a plain session.
+    /// The AES key; `nil` for a plain session. While ``exchange`` is
+    /// there, it may not hold the derived key yet.
     private let key: AESKey?
 
-    private init(path: String, key: AESKey?) {
+    /// The key exchange of an encrypted session whose key is not known
+    /// good yet (``settle(on:)``), and the outcome of its derivation once
+    /// made (``deriveKey()``).
+    private var exchange: (keys: KeyPair, serviceKey: [UInt8], owner: String)?
+    private var derivation: Int32?
+
+    private init(path: String, key: AESKey?, exchange: (keys: KeyPair, serviceKey: [UInt8], owner: String)?) {
         self.path = path
         self.key = key
+        self.exchange = exchange
     }
 
     /// Whether secrets in this session are encrypted.
@@ -59,12 +67,24 @@ package final class TransferSession {
     /// Opens a session with the service at `destination`, plain only when
     /// the service offers nothing else and `policy` allows it; returns it
     /// with the unique bus name of the service process that answered.
-    /// `keys`: the first exchange's key pair, when made ahead.
+    /// `keys`: the key pair, when made ahead; `work` runs while the first
+    /// `OpenSession` travels (the service's side of the exchange takes
+    /// gnome-keyring about 2 ms).
+    ///
+    /// An encrypted session comes back with its key not derived yet: the
+    /// client derives it while its next call travels (``deriveKey()``), and
+    /// settles it before any secret or the session's path is used
+    /// (``settle(on:)``), which may take another exchange.
     static func open(
-        on bus: BusConnection, destination: String, policy: TransferPolicy, keys: KeyPair? = nil
+        on bus: BusConnection, destination: String, policy: TransferPolicy, keys: KeyPair? = nil,
+        whileItTravels work: () -> Void = {}
     ) throws(SecretServiceFailure) -> (session: TransferSession, owner: String) {
         do throws(SecretServiceFailure) {
-            return try openEncrypted(on: bus, destination: destination, keys: keys)
+            guard let keys = keys ?? KeyPair() else { throw cryptoFailure }
+            let offered = try offer(keys, on: bus, destination: destination, activating: true, whileItTravels: work)
+            let session = TransferSession(
+                path: offered.path, key: AESKey(), exchange: (keys, offered.serviceKey, offered.owner))
+            return (session, offered.owner)
         } catch {
             guard error.remoteName == SecretServiceNames.Error.notSupported else { throw error }
             guard policy == .preferEncrypted else {
@@ -76,72 +96,88 @@ package final class TransferSession {
         }
     }
 
+    /// Derives the AES key of an exchange not settled yet, unless done: the
+    /// client does it while a call travels (0.4 ms of work that would
+    /// otherwise delay the call).
+    func deriveKey() {
+        guard let exchange, derivation == nil, let key else { return }
+        derivation = exchange.serviceKey.withUnsafeBufferPointer { serviceKey in
+            ForkGeneration.withoutFork {
+                keychainkit_dh_derive_key(exchange.keys.pair, serviceKey.baseAddress, serviceKey.count, key.bytes)
+            }
+        }
+    }
+
     /// Key exchanges tried while the shared secret comes out ambiguous
     /// (each time with probability 1/256; see `KEYCHAINKIT_DH_AMBIGUOUS`).
     private static let keyExchangeAttempts = 4
 
-    private static func openEncrypted(
-        on bus: BusConnection, destination: String, keys: KeyPair?
-    ) throws(SecretServiceFailure) -> (session: TransferSession, owner: String) {
-        var ahead = keys
-        for _ in 0..<keyExchangeAttempts {
-            guard let keys = ahead ?? KeyPair() else { throw cryptoFailure }
-            ahead = nil
-            if let opened = try exchangeKeys(keys, on: bus, destination: destination) { return opened }
-        }
-        throw cryptoFailure
-    }
-
-    /// One Diffie-Hellman exchange with `keys`: the session, or `nil` when
-    /// its shared secret is one that servers encode differently (the
-    /// service's session is then closed).
-    private static func exchangeKeys(
-        _ keys: KeyPair, on bus: BusConnection, destination: String
-    ) throws(SecretServiceFailure) -> (session: TransferSession, owner: String)? {
-        let pair = keys.pair
-        let request = try openSessionCall(on: bus, destination: destination, algorithm: SecretServiceNames.Algorithm.encrypted)
-        try request.container("v", "ay") { () throws(SecretServiceFailure) in try request.append(bytes: keys.publicKey) }
-        let reply = try bus.call(request)
-        let key = AESKey()
-        var derived: Int32 = -1
-        try reply.enter("v", "ay") { () throws(SecretServiceFailure) in
-            try reply.readBytes { peer throws(SecretServiceFailure) in
-                guard let base = peer.baseAddress else { throw cryptoFailure }
-                derived = ForkGeneration.withoutFork {
-                    keychainkit_dh_derive_key(pair, base.assumingMemoryBound(to: UInt8.self), peer.count, key.bytes)
-                }
+    /// Makes the session ready for secrets: derives its key, unless done,
+    /// and while the shared secret comes out one that servers encode
+    /// differently, closes the service's session and exchanges keys anew
+    /// with the same process.
+    func settle(on bus: BusConnection) throws(SecretServiceFailure) {
+        for attempt in 1...Self.keyExchangeAttempts {
+            guard let exchange else { return }
+            deriveKey()
+            switch derivation {
+            case 0:
+                self.exchange = nil
+                return
+            case KEYCHAINKIT_DH_AMBIGUOUS where attempt < Self.keyExchangeAttempts:
+                _ = try? bus.call(try bus.methodCall(
+                    to: exchange.owner, path, SecretServiceNames.Session.interface, SecretServiceNames.Session.close))
+                guard let keys = KeyPair() else { throw Self.cryptoFailure }
+                let offered = try Self.offer(keys, on: bus, destination: exchange.owner, activating: false)
+                path = offered.path
+                self.exchange = (keys, offered.serviceKey, exchange.owner)
+                derivation = nil
+            default:
+                throw Self.cryptoFailure
             }
         }
-        let path = try reply.readString(as: "o")
-        let owner = try sender(of: reply)
-        switch derived {
-        case 0:
-            return (TransferSession(path: path, key: key), owner)
-        case KEYCHAINKIT_DH_AMBIGUOUS:
-            _ = try? bus.call(try bus.methodCall(to: owner, path, SecretServiceNames.Session.interface, SecretServiceNames.Session.close))
-            return nil
-        default:
-            throw cryptoFailure
+    }
+
+    /// One `OpenSession` of the encrypted algorithm with `keys`' public
+    /// key: the session's path, the service's public key and the process
+    /// that answered.
+    private static func offer(
+        _ keys: KeyPair, on bus: BusConnection, destination: String, activating: Bool,
+        whileItTravels work: () -> Void = {}
+    ) throws(SecretServiceFailure) -> (path: String, serviceKey: [UInt8], owner: String) {
+        let request = try openSessionCall(
+            on: bus, destination: destination, algorithm: SecretServiceNames.Algorithm.encrypted, activating: activating)
+        try request.container("v", "ay") { () throws(SecretServiceFailure) in try request.append(bytes: keys.publicKey) }
+        let reply = ServiceMessage(try onBus { () throws(BusFailure) in
+            let pending = try bus.send(call: request.message)
+            work()
+            return try bus.reply(to: pending).get()
+        })
+        let serviceKey = try reply.enter("v", "ay") { () throws(SecretServiceFailure) in
+            try reply.readBytes { key throws(SecretServiceFailure) in Array(key) }
         }
+        let path = try reply.readString(as: "o")
+        return (path, serviceKey, try sender(of: reply))
     }
 
     private static func openPlain(
         on bus: BusConnection, destination: String
     ) throws(SecretServiceFailure) -> (session: TransferSession, owner: String) {
-        let request = try openSessionCall(on: bus, destination: destination, algorithm: SecretServiceNames.Algorithm.plain)
+        let request = try openSessionCall(
+            on: bus, destination: destination, algorithm: SecretServiceNames.Algorithm.plain, activating: true)
         try request.container("v", "s") { () throws(SecretServiceFailure) in try request.append("") }
         let reply = try bus.call(request)
         try reply.skip("v")
         let path = try reply.readString(as: "o")
-        return (TransferSession(path: path, key: nil), try sender(of: reply))
+        return (TransferSession(path: path, key: nil, exchange: nil), try sender(of: reply))
     }
 
     private static func openSessionCall(
-        on bus: BusConnection, destination: String, algorithm: String
+        on bus: BusConnection, destination: String, algorithm: String, activating: Bool
     ) throws(SecretServiceFailure) -> ServiceMessage {
         let names = SecretServiceNames.self
         let request = try bus.methodCall(
-            to: destination, names.servicePath, names.Service.interface, names.Service.openSession, activating: true)
+            to: destination, names.servicePath, names.Service.interface, names.Service.openSession, activating: activating)
         try request.append(algorithm)
         return request
     }
