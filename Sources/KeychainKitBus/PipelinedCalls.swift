@@ -52,7 +52,7 @@ extension BusConnection {
         return checked(reply, to: call.message, limit: call.limit)
     }
 
-    /// The most calls ``calls(_:)`` keeps unanswered at once: well under
+    /// The most calls ``calls(_:whileTheyTravel:)`` keeps unanswered at once: well under
     /// the pending replies a bus daemon allows one connection (dbus-daemon's
     /// session bus: thousands; its system bus: 128).
     package static let callsInFlight = 64

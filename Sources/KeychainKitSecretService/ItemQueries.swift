@@ -109,7 +109,7 @@ extension SecretServiceClient {
     }
 
     /// The items at `paths`, in order, as ``item(at:)`` gives each, asked
-    /// for together (``BusConnection/calls(_:)``): one round trip's latency
+    /// for together (``BusConnection/calls(_:whileTheyTravel:)``): one round trip's latency
     /// for all. A failure is that item's (a locked one's attributes
     /// withheld); one that ends the connection or the operation's time
     /// throws.

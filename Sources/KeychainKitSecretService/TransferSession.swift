@@ -20,12 +20,14 @@ package final class TransferSession {
     private(set) var path: String
 
     /// The AES key; `nil` for a plain session. While ``exchange`` is
-    /// there, it may not hold the derived key yet.
-    private let key: AESKey?
+    /// there, it does not hold the derived key yet; a new exchange gets a
+    /// new one.
+    private var key: AESKey?
 
-    /// The key exchange of an encrypted session whose key is not known
-    /// good yet (``settle(on:)``), and the outcome of its derivation once
-    /// made (``deriveKey()``).
+    /// The key exchange of an encrypted session whose key is not derived
+    /// and known good yet (``settle(on:)``), and the outcome of its
+    /// derivation once made (``deriveKey()``). Its key pair (the private
+    /// key) is released as soon as the key is derived.
     private var exchange: (keys: KeyPair, serviceKey: [UInt8], owner: String)?
     private var derivation: Int32?
 
@@ -106,6 +108,7 @@ package final class TransferSession {
                 keychainkit_dh_derive_key(exchange.keys.pair, serviceKey.baseAddress, serviceKey.count, key.bytes)
             }
         }
+        if derivation == 0 { self.exchange = nil }
     }
 
     /// Key exchanges tried while the shared secret comes out ambiguous
@@ -115,26 +118,21 @@ package final class TransferSession {
     /// Makes the session ready for secrets: derives its key, unless done,
     /// and while the shared secret comes out one that servers encode
     /// differently, closes the service's session and exchanges keys anew
-    /// with the same process.
+    /// with the same process. Throws (and the connection is dropped) when
+    /// the service's public key is unfit, or the secret stays ambiguous.
     func settle(on bus: BusConnection) throws(SecretServiceFailure) {
         for attempt in 1...Self.keyExchangeAttempts {
-            guard let exchange else { return }
             deriveKey()
-            switch derivation {
-            case 0:
-                self.exchange = nil
-                return
-            case KEYCHAINKIT_DH_AMBIGUOUS where attempt < Self.keyExchangeAttempts:
-                _ = try? bus.call(try bus.methodCall(
-                    to: exchange.owner, path, SecretServiceNames.Session.interface, SecretServiceNames.Session.close))
-                guard let keys = KeyPair() else { throw Self.cryptoFailure }
-                let offered = try Self.offer(keys, on: bus, destination: exchange.owner, activating: false)
-                path = offered.path
-                self.exchange = (keys, offered.serviceKey, exchange.owner)
-                derivation = nil
-            default:
-                throw Self.cryptoFailure
-            }
+            guard let exchange else { return }
+            guard derivation == KEYCHAINKIT_DH_AMBIGUOUS else { throw Self.cryptoFailure }
+            _ = try? bus.call(try bus.methodCall(
+                to: exchange.owner, path, SecretServiceNames.Session.interface, SecretServiceNames.Session.close))
+            guard attempt < Self.keyExchangeAttempts, let keys = KeyPair() else { throw Self.cryptoFailure }
+            let offered = try Self.offer(keys, on: bus, destination: exchange.owner, activating: false)
+            path = offered.path
+            key = AESKey()
+            self.exchange = (keys, offered.serviceKey, exchange.owner)
+            derivation = nil
         }
     }
 
@@ -192,12 +190,12 @@ package final class TransferSession {
     // MARK: Secrets
 
     /// Appends `value` as a secret `(oayays)` of this session to `message`,
-    /// and marks the message sensitive.
+    /// and marks the message sensitive. Throws on a session not settled.
     func append(_ value: [UInt8], to message: ServiceMessage) throws(SecretServiceFailure) {
         // Text without NUL, which other tools show as text; anything else as
         // bytes: KWallet stores text/plain values as strings, cut at a NUL.
         let contentType = value.isValidUTF8 && !value.contains(0) ? "text/plain" : "application/octet-stream"
-        guard var sealed = SecretStruct.sealed(value, key: key) else { throw Self.cryptoFailure }
+        guard exchange == nil, var sealed = SecretStruct.sealed(value, key: key) else { throw Self.cryptoFailure }
         defer { if key != nil { sealed.bytes.wipe() } }
         try onBus { () throws(BusFailure) in
             try SecretStruct.append(session: path, sealed: sealed, contentType: contentType, to: message.message)
@@ -205,9 +203,11 @@ package final class TransferSession {
     }
 
     /// Reads a secret `(oayays)` of this session from `message` (marked
-    /// sensitive) and returns its plaintext.
+    /// sensitive) and returns its plaintext. Throws on a session
+    /// not settled.
     func readSecret(from message: ServiceMessage) throws(SecretServiceFailure) -> [UInt8] {
         message.markSensitive()
+        guard exchange == nil else { throw Self.cryptoFailure }
         return try message.enter("r", "oayays") { () throws(SecretServiceFailure) in
             try message.skip("o")
             let value = try message.readBytes { parameters throws(SecretServiceFailure) in
