@@ -99,7 +99,7 @@ package final class TransferSession {
     }
 
     /// Derives the AES key of an exchange not settled yet, unless done: the
-    /// client does it while a call travels (0.4 ms of work that would
+    /// client does it while a call travels (0.25 ms of work that would
     /// otherwise delay the call).
     func deriveKey() {
         guard let exchange, derivation == nil, let key else { return }
