@@ -161,9 +161,12 @@ package final class BusConnection {
     /// Messages that arrive meanwhile are handled as they come (signals go
     /// to the receiver, which keeps a bounded summary), never queued whole:
     /// a peer flooding us with signals during a call costs time, not
-    /// memory, and the deadline is checked after each one.
-    package func call(_ message: BusMessage) throws(BusFailure) -> BusMessage {
-        try reply(to: try send(call: message)).get()
+    /// memory, and the deadline is checked after each one. `work` runs
+    /// once the call is sent, before its reply is awaited.
+    package func call(_ message: BusMessage, whileItTravels work: () -> Void = {}) throws(BusFailure) -> BusMessage {
+        let pending = try send(call: message)
+        work()
+        return try reply(to: pending).get()
     }
 
     /// How long a call sent now may wait: the timeout, and never past the

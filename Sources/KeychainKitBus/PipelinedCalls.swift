@@ -43,7 +43,7 @@ extension BusConnection {
     }
 
     /// The reply to `call`, or the failure it carries (see
-    /// ``call(_:)-(BusMessage)``), handling other messages as they come;
+    /// ``call(_:whileItTravels:)``), handling other messages as they come;
     /// throws when none came within the call's limit.
     package func reply(to call: PendingCall) throws(BusFailure) -> Result<BusMessage, BusFailure> {
         guard try process(until: call.deadline, { call.awaited.message != nil }), let reply = call.awaited.message else {
@@ -61,7 +61,7 @@ extension BusConnection {
     /// most ``callsInFlight`` unanswered at a time) and returns their
     /// replies in the same order: one round trip's latency for many calls,
     /// instead of one each. Each reply is the answer or the failure it
-    /// carries (see ``call(_:)-(BusMessage)``); a call that got no answer
+    /// carries (see ``call(_:whileItTravels:)``); a call that got no answer
     /// within its limit, or the operation's deadline, throws for all.
     /// `work` runs once, after the first calls are sent and before their
     /// replies are awaited.

@@ -233,11 +233,7 @@ package final class SecretServiceClient {
     /// deadline. While it travels, the transfer session's key is derived
     /// if it was not yet (the first call after opening).
     func call(_ message: ServiceMessage) throws(SecretServiceFailure) -> ServiceMessage {
-        ServiceMessage(try onBus { () throws(BusFailure) in
-            let pending = try bus.send(call: message.message)
-            transferSession?.deriveKey()
-            return try bus.reply(to: pending).get()
-        })
+        try bus.call(message) { transferSession?.deriveKey() }
     }
 
     /// The replies to `messages`, sent together (``BusConnection/calls(_:whileTheyTravel:)``),

@@ -151,9 +151,9 @@ extension BusConnection {
         })
     }
 
-    /// The reply to `message` (see ``call(_:)-(BusMessage)``).
-    func call(_ message: ServiceMessage) throws(SecretServiceFailure) -> ServiceMessage {
-        ServiceMessage(try onBus { () throws(BusFailure) in try call(message.message) })
+    /// The reply to `message` (see ``call(_:whileItTravels:)-(BusMessage,_)``).
+    func call(_ message: ServiceMessage, whileItTravels work: () -> Void = {}) throws(SecretServiceFailure) -> ServiceMessage {
+        ServiceMessage(try onBus { () throws(BusFailure) in try call(message.message, whileItTravels: work) })
     }
 
     /// Sends `message`, then awaits a signal matching `rule` (see

@@ -146,11 +146,7 @@ package final class TransferSession {
         let request = try openSessionCall(
             on: bus, destination: destination, algorithm: SecretServiceNames.Algorithm.encrypted, activating: activating)
         try request.container("v", "ay") { () throws(SecretServiceFailure) in try request.append(bytes: keys.publicKey) }
-        let reply = ServiceMessage(try onBus { () throws(BusFailure) in
-            let pending = try bus.send(call: request.message)
-            work()
-            return try bus.reply(to: pending).get()
-        })
+        let reply = try bus.call(request, whileItTravels: work)
         let serviceKey = try reply.enter("v", "ay") { () throws(SecretServiceFailure) in
             try reply.readBytes { key throws(SecretServiceFailure) in Array(key) }
         }
