@@ -29,7 +29,7 @@ final class ScriptedBus: @unchecked Sendable {
         /// How many connections serve this script and have not freed their
         /// bus yet (a client may connect again after a failure); counted
         /// up under the bus's `state` lock, which hands the script out.
-        let serving = Locked(0)
+        let serving = ServingCount()
 
         init(script: ReplyScript) { self.script = script }
     }
@@ -73,11 +73,7 @@ final class ScriptedBus: @unchecked Sendable {
     /// report its bus). `false` when it has not by then.
     func finish(_ exchange: Exchange, seconds: Int) -> Bool {
         state.withLock { $0 = nil }
-        for _ in 0..<(seconds * 1000) {
-            if exchange.serving.withLock({ $0 }) == 0 { return true }
-            usleep(1000)
-        }
-        return exchange.serving.withLock { $0 } == 0
+        return exchange.serving.awaitNone(seconds: seconds)
     }
 
     private func acceptForever() {
@@ -85,7 +81,7 @@ final class ScriptedBus: @unchecked Sendable {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { continue }
             let taken = state.withLock { current -> Exchange? in
-                current?.serving.withLock { $0 += 1 }
+                current?.serving.enter()
                 return current
             }
             guard let exchange = taken else { close(connection); continue }
@@ -95,7 +91,7 @@ final class ScriptedBus: @unchecked Sendable {
 
     /// Serves one connection until the client leaves.
     private static func serve(_ socket: Int32, _ exchange: Exchange) {
-        defer { exchange.serving.withLock { $0 -= 1 } }
+        defer { exchange.serving.leave() }
         var opened: OpaquePointer?
         var id = sd_id128_t()
         guard sd_bus_new(&opened) >= 0, let bus = opened else { close(socket); return }
