@@ -20,16 +20,16 @@ final class ScriptedBus: @unchecked Sendable {
 
     private let listener: Int32
     private let state = Locked<Exchange?>(nil)
+    /// How many connections are served and their threads have not yet
+    /// released what they hold (a client may connect again after a
+    /// failure); counted up under `state`'s lock, which hands the script out.
+    private let serving = ServingCount()
 
     /// One connection's script and what it served.
     final class Exchange: @unchecked Sendable {
         let script: ReplyScript
         /// What the script served.
         let served = Served()
-        /// How many connections serve this script and have not freed their
-        /// bus yet (a client may connect again after a failure); counted
-        /// up under the bus's `state` lock, which hands the script out.
-        let serving = ServingCount()
 
         init(script: ReplyScript) { self.script = script }
     }
@@ -73,7 +73,7 @@ final class ScriptedBus: @unchecked Sendable {
     /// report its bus). `false` when it has not by then.
     func finish(_ exchange: Exchange, seconds: Int) -> Bool {
         state.withLock { $0 = nil }
-        return exchange.serving.awaitNone(seconds: seconds)
+        return serving.awaitNone(seconds: seconds)
     }
 
     private func acceptForever() {
@@ -81,17 +81,57 @@ final class ScriptedBus: @unchecked Sendable {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { continue }
             let taken = state.withLock { current -> Exchange? in
-                current?.serving.enter()
+                if current != nil { serving.enter() }
                 return current
             }
             guard let exchange = taken else { close(connection); continue }
-            Self.startThread { Self.serve(connection, exchange) }
+            startServing(Connection(socket: connection, exchange: exchange, serving: serving))
         }
+    }
+
+    /// One accepted connection, handed to the thread that serves it.
+    private final class Connection {
+        let socket: Int32
+        let exchange: Exchange
+        let serving: ServingCount
+
+        init(socket: Int32, exchange: Exchange, serving: ServingCount) {
+            self.socket = socket
+            self.exchange = exchange
+            self.serving = serving
+        }
+    }
+
+    /// Serves `connection` on a thread of its own, which leaves `serving`
+    /// only once it has released every object of the input it held: the
+    /// fuzzer's leak check, which may run as soon as `finish` returns,
+    /// must not find one half torn down.
+    private func startServing(_ connection: Connection) {
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(connection).toOpaque()
+        guard pthread_create(&thread, nil, { raw in
+            ScriptedBus.serveAndRelease(raw!).leave()
+            return nil
+        }, context) == 0 else {
+            Unmanaged<Connection>.fromOpaque(context).release()
+            close(connection.socket)
+            serving.leave()
+            return
+        }
+        pthread_detach(thread)
+    }
+
+    /// Serves the connection at `raw` (retained) and releases it; returns
+    /// its count to leave (the bus's, which outlives every input).
+    @inline(never)
+    private static func serveAndRelease(_ raw: UnsafeMutableRawPointer) -> ServingCount {
+        let connection = Unmanaged<Connection>.fromOpaque(raw).takeRetainedValue()
+        serve(connection.socket, connection.exchange)
+        return connection.serving
     }
 
     /// Serves one connection until the client leaves.
     private static func serve(_ socket: Int32, _ exchange: Exchange) {
-        defer { exchange.serving.leave() }
         var opened: OpaquePointer?
         var id = sd_id128_t()
         guard sd_bus_new(&opened) >= 0, let bus = opened else { close(socket); return }
