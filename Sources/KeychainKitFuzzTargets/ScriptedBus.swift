@@ -66,12 +66,13 @@ final class ScriptedBus: @unchecked Sendable {
         return exchange
     }
 
-    /// Ends `exchange`: a connection that comes later is closed unserved;
-    /// waits (at most `seconds`) until those that took it, if any, have
-    /// ended and freed what they held, so that an input's allocations end with
-    /// it (libFuzzer counts them: a thread still serving made LeakSanitizer
-    /// report its bus). `false` when it has not by then.
-    func finish(_ exchange: Exchange, seconds: Int) -> Bool {
+    /// Ends the current exchange: a connection that comes later is closed
+    /// unserved; waits (at most `seconds`) until those that took it, if
+    /// any, have ended and freed what they held, so that an input's
+    /// allocations end with it (libFuzzer counts them: a thread still
+    /// serving made LeakSanitizer report its bus). `false` when they have
+    /// not by then.
+    func finish(seconds: Int) -> Bool {
         state.withLock { $0 = nil }
         return serving.awaitNone(seconds: seconds)
     }
