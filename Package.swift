@@ -50,11 +50,11 @@ let package = Package(
             name: "CKeychainKitKernel"
         ),
         // What every layer stands on: the monotonic clock's deadlines, open
-        // files' identities, locks, secret bytes and their wiping, the AES
-        // key. No Foundation.
+        // files' identities, locks, secret bytes and their wiping, secret
+        // memory, the AES key. No Foundation.
         .target(
             name: "KeychainKitSystem",
-            dependencies: ["CKeychainKitCrypto"]
+            dependencies: ["CKeychainKitCrypto", "CKeychainKitSupport"]
         ),
         // The bus: sd-bus connections, messages, pipelined calls, signals
         // and their senders, the names of D-Bus itself, BusFailure. Knows

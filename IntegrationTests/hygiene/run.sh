@@ -15,7 +15,8 @@
 # in a directory of their own, out of the runner's *.c). The C tests form
 # their own runner, built from the framework of IntegrationTests/c
 # (kk_test.c, kt_keychain.c, kt_secret_service.c, used as they are) plus
-# the files here, run on the memory backend, the kernel keyring and inside
+# the files here, run on the memory backend, the kernel keyring, the file
+# store and inside
 # scripts/with-secret-service.sh. The last line
 # is exactly "N passed, N failed" (the sum of the runners' and the
 # scripts' closing lines); the exit status is non-zero on any failure.
@@ -89,6 +90,8 @@ echo "== C hygiene tests on memory"
 run tests-memory "$runner" memory
 echo "== C hygiene tests on kernel (the runner's own session keyring)"
 run tests-kernel "$runner" kernel
+echo "== C hygiene tests on file (a keyring file per test, in a private directory)"
+run tests-file "$runner" file
 echo "== C hygiene tests on secret-service (private keyring)"
 run tests-secret-service "$harness" "$runner" secret-service
 echo "== CLI (private keyring)"

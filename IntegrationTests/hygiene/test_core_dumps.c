@@ -12,7 +12,9 @@
  * the parent searches the core for the marker. A control child copies the
  * value to the heap first: its core must hold the marker, or the search
  * proves nothing. On the Secret Service, where the library keeps no value of
- * its own (the memory backend and the file store hold the values they serve).
+ * its own, and on the file store, which keeps its decrypted items and the
+ * master secret in the same memory while a handle is open: the core holds
+ * neither (the memory backend keeps its values in ordinary memory).
  */
 #include "kt_keychain.h"
 #include "markers.h"
@@ -51,12 +53,44 @@ static char *read_core(const char *directory, size_t *size)
     return data;
 }
 
-/** Runs a child that reads the key after the parent stored the marker and
- *  aborts, copying the value to the heap first when `copy_to_heap`; returns
- *  whether its core (which must exist) holds the marker, -1 when there was
- *  no core. */
+/** The child's own handle: on the Secret Service as any client opens one;
+ *  on the file store, of the keyring file at `path` with the master secret
+ *  the parent sends down `go` after the start byte, wiped once passed (so
+ *  the child's memory holds it only where the library keeps it). */
+static kk_status open_own(int go, const char *path, kk_keychain **own)
+{
+    if (kt_current_backend() != KT_FILE) return kk_open_secret_service(own);
+    char master[128];
+    ssize_t got = read(go, master, sizeof master);
+    if (got <= 0) return KK_EINVAL;
+    kk_file_options options = KK_FILE_OPTIONS_INIT;
+    options.path = path;
+    options.master_source = KK_MASTER_SECRET;
+    options.master = (const unsigned char *)master;
+    options.master_len = (size_t)got;
+    kk_status status = kk_open_file(&options, own);
+    explicit_bzero(master, sizeof master);
+    return status;
+}
+
+/** Whether `core` holds the NUL-terminated `text`. */
+static int holds(const char *core, size_t size, const char *text)
+{
+    return memmem(core, size, text, strlen(text)) != NULL;
+}
+
+/** Runs a child that, after the parent stored a marker (both made after the
+ *  fork), opens a handle of its own, reads the key and aborts, copying the
+ *  value to the heap first when `copy_to_heap`; returns whether its core
+ *  (which must exist) holds the marker, -1 when there was no core. On the
+ *  file store the parent writes with a handle of its own on a file of its
+ *  own, whose master secret is a marker too: the core must never hold it. */
 static int core_holds_the_value(kk_keychain *kc, int copy_to_heap)
 {
+    const char *tag = copy_to_heap ? "core-control" : "core";
+    int file = kt_current_backend() == KT_FILE;
+    char path[512];
+    snprintf(path, sizeof path, "%s.%s", kt_file_path(), tag);
     char directory[] = "/tmp/kk-core-test.XXXXXX";
     if (!CHECK(mkdtemp(directory) != NULL)) return -1;
     int go[2];
@@ -71,7 +105,7 @@ static int core_holds_the_value(kk_keychain *kc, int copy_to_heap)
         kk_keychain *own = NULL;
         char *value = NULL;
         size_t len = 0;
-        if (kk_open_secret_service(&own) != KK_OK || kk_get(own, kt_service(), "acct", &value, &len) != KK_OK) _exit(4);
+        if (open_own(go[0], path, &own) != KK_OK || kk_get(own, kt_service(), "acct", &value, &len) != KK_OK) _exit(4);
         if (copy_to_heap) {
             char *copy = malloc(len + 1);
             memcpy(copy, value, len + 1);
@@ -80,33 +114,52 @@ static int core_holds_the_value(kk_keychain *kc, int copy_to_heap)
         abort(); /* holding the value */
     }
     close(go[0]);
-    char marker[128];
-    hy_marker(marker, sizeof marker, copy_to_heap ? "core-control" : "core");
-    int holds = -1;
-    if (CHECK(child > 0) && CHECK_STATUS(kk_set(kc, kt_service(), "acct", marker, strlen(marker)), KK_OK)) {
+    char marker[128], master[128];
+    hy_marker(marker, sizeof marker, tag);
+    hy_marker(master, sizeof master, copy_to_heap ? "core-control-master" : "core-master");
+    kk_keychain *writer = kc;
+    if (file) CHECK_STATUS(kt_open_file(path, master, &writer), KK_OK);
+    int result = -1;
+    if (CHECK(child > 0) && writer != NULL &&
+        CHECK_STATUS(kk_set(writer, kt_service(), "acct", marker, strlen(marker)), KK_OK)) {
         CHECK(write(go[1], "g", 1) == 1);
+        if (file) CHECK(write(go[1], master, strlen(master)) == (ssize_t)strlen(master));
+        close(go[1]);
         int status = 0;
         CHECK(waitpid(child, &status, 0) == child);
         if (CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT) &&
             kt_check(WCOREDUMP(status), __FILE__, __LINE__, "the child left a core (core_pattern: plain 'core')")) {
             size_t size = 0;
             char *core = read_core(directory, &size);
-            if (CHECK(core != NULL && size > 0)) holds = memmem(core, size, marker, strlen(marker)) != NULL;
+            if (CHECK(core != NULL && size > 0)) {
+                result = holds(core, size, marker);
+                if (file) kt_check(!holds(core, size, master), __FILE__, __LINE__, "the core holds no master secret");
+            }
             free(core);
         }
+    } else {
+        close(go[1]);
+        if (child > 0) waitpid(child, NULL, 0);
     }
-    close(go[1]);
-    memset(marker, 0, sizeof marker);
+    if (file && writer != NULL) {
+        kk_close(writer);
+        unlink(path);
+    } else if (!file) {
+        CHECK_STATUS(kk_remove(kc, kt_service(), "acct"), KK_OK);
+    }
+    explicit_bzero(marker, sizeof marker);
+    explicit_bzero(master, sizeof master);
     rmdir(directory);
-    return holds;
+    return result;
 }
 
-TEST_ON(KT_SECRET_SERVICE, a_value_kk_get_returned_is_not_in_a_core_dump)
+/* On the Secret Service the library keeps no value of its own; the file
+ * store keeps its items and master secret in secret memory while open. */
+TEST_ON(KT_SECRET_SERVICE | KT_FILE, a_value_kk_get_returned_is_not_in_a_core_dump)
 {
-    kk_keychain *kc = kt_open();
-    REQUIRE(kc != NULL);
+    kk_keychain *kc = kt_current_backend() == KT_FILE ? NULL : kt_open();
+    REQUIRE(kt_current_backend() == KT_FILE || kc != NULL);
     CHECK_EQ(core_holds_the_value(kc, 1), 1); /* the search finds a copy on the heap */
     CHECK_EQ(core_holds_the_value(kc, 0), 0); /* and none in the library's memory */
-    CHECK_STATUS(kk_remove(kc, kt_service(), "acct"), KK_OK);
-    kk_close(kc);
+    if (kc != NULL) kk_close(kc);
 }

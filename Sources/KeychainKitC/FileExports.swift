@@ -16,6 +16,15 @@ public func kk_open_file(_ options: UnsafePointer<kk_file_options>?, _ out: Unsa
             throw invalidArgument("unknown options version \(options.version) (initialize with KK_FILE_OPTIONS_INIT)")
         }
         let path = try optionalText(options.path, "path")
+        guard options.flags & ~UInt32(KK_FILE_CACHE_MASTER) == 0 else {
+            throw invalidArgument("unknown flags \(options.flags)")
+        }
+        let timeout = options.lock_timeout_ms == 0 ? Int(KK_DEFAULT_TIMEOUT_MS) : Int(options.lock_timeout_ms)
+        // A secret given is copied into secret memory by the open, and this
+        // copy wiped after it, once the master naming it is consumed (so
+        // the wipe reaches its one storage).
+        var given: [UInt8] = []
+        defer { given.wipe() }
         let master: FileKeychainMaster
         switch options.master_source {
         case KK_MASTER_AUTOMATIC: master = .automatic
@@ -29,16 +38,13 @@ public func kk_open_file(_ options: UnsafePointer<kk_file_options>?, _ out: Unsa
             guard options.master_len <= FileKeychainMaster.largestSecret else {
                 throw invalidArgument("master_len is more than \(FileKeychainMaster.largestSecret) bytes")
             }
-            master = .secret(Array(UnsafeBufferPointer(start: bytes, count: options.master_len)))
+            given = Array(UnsafeBufferPointer(start: bytes, count: options.master_len))
+            master = .secret(given)
         default: throw invalidArgument("unknown master source \(options.master_source.rawValue)")
         }
-        guard options.flags & ~UInt32(KK_FILE_CACHE_MASTER) == 0 else {
-            throw invalidArgument("unknown flags \(options.flags)")
-        }
-        let timeout = options.lock_timeout_ms == 0 ? Int(KK_DEFAULT_TIMEOUT_MS) : Int(options.lock_timeout_ms)
         do throws(KeychainError) {
             let interface = try FileKeychainInterface(
-                path: path, master: master, lockTimeout: timeout,
+                path: path, master: consume master, lockTimeout: timeout,
                 cacheMaster: options.flags & UInt32(KK_FILE_CACHE_MASTER) != 0)
             out.pointee = KeychainHandle(interface).toC()
             return KK_OK

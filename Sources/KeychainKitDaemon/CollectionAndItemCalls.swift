@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import KeychainKitBus
 import KeychainKitSecretService
+import KeychainKitSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -78,7 +79,7 @@ extension SecretServer {
             try expect(call, "(oayays)")
             var secret = try readSecret(call)
             defer { secret.value.wipe() }
-            let value = secret.value, contentType = secret.contentType
+            let value = SecretBuffer(copying: secret.value), contentType = secret.contentType
             try announce(collection, try unlockedItem(collection, number).update(number) { item in
                 item.secret = value
                 if contentType == ServedCollection.defaultContentType {

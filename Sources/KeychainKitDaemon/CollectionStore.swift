@@ -139,16 +139,11 @@ final class MemoryCollectionStore: CollectionStore {
         for edit in edits {
             switch edit {
             case let .append(item): items.append(item)
-            case let .replace(index, item):
-                items[index]?.secret.wipe()
-                items[index] = item
+            case let .replace(index, item): items[index] = item
             case let .remove(indices): removed.formUnion(indices)
             }
         }
-        for index in removed.sorted(by: >) {
-            items[index]?.secret.wipe()
-            items.remove(at: index)
-        }
+        for index in removed.sorted(by: >) { items.remove(at: index) }
         self.bytes = items.reduce(0) { $0 + ($1.map(Self.size) ?? 0) }
         generation &+= 1
         return true
@@ -164,8 +159,4 @@ final class MemoryCollectionStore: CollectionStore {
     func lock() { isLocked = true }
 
     func unlock(master: [UInt8]) throws(ServiceError) { isLocked = false }
-
-    deinit {
-        for index in items.indices { items[index]?.secret.wipe() }
-    }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import KeychainKitBus
 import KeychainKitFileStore
+import KeychainKitSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -47,7 +48,7 @@ final class ServedCollection {
             created = item.created
             modified = item.modified
             var hasher = Hasher()
-            hasher.combine(item.secret)
+            item.secret.withUnsafeBytes { hasher.combine(bytes: $0) }
             secretDigest = hasher.finalize()
         }
     }
@@ -199,7 +200,7 @@ final class ServedCollection {
     /// the mirror follows: callers ``sync()`` first, in the same call.
     func secret(of number: UInt32) throws(ServiceError) -> (value: [UInt8], contentType: String) {
         guard let entry = entries[number] else { throw ServiceError.noSuchObject(itemPath(number)) }
-        let value: [UInt8]? = try store.read(checkingForChanges: false) { items, _ in Self.locate(entry, in: items).map { items[$0]!.secret } }
+        let value: [UInt8]? = try store.read(checkingForChanges: false) { items, _ in Self.locate(entry, in: items).map { items[$0]!.secret.bytes } }
         guard let value else { throw ServiceError.noSuchObject(itemPath(number)) }
         return (value, entry.contentType)
     }
@@ -217,6 +218,7 @@ final class ServedCollection {
         if contentType != Self.defaultContentType { stored[Self.contentTypeAttribute] = contentType }
         var writtenIndex = 0
         let now = Self.now
+        let kept = SecretBuffer(copying: secret)
         let changes = try edit { items in
             let existing = replace ? items.firstIndex { item in
                 guard let item else { return false }
@@ -224,10 +226,10 @@ final class ServedCollection {
             } : nil
             if let existing, let old = items[existing] {
                 writtenIndex = existing
-                return [.replace(existing, KeyringFileItem(attributes: stored, label: label, created: old.created, modified: now, secret: secret))]
+                return [.replace(existing, KeyringFileItem(attributes: stored, label: label, created: old.created, modified: now, secret: kept))]
             }
             writtenIndex = items.count
-            return [.append(KeyringFileItem(attributes: stored, label: label, created: now, modified: now, secret: secret))]
+            return [.append(KeyringFileItem(attributes: stored, label: label, created: now, modified: now, secret: kept))]
         }
         guard writtenIndex < numberAtIndex.count, let number = numberAtIndex[writtenIndex] else {
             throw ServiceError(name: BusNames.BusError.failed, message: "the item was written but could not be found again")

@@ -21,7 +21,7 @@ extension FileKeychainInterface: AttributeItemStore {
     }
 
     public func secret(of item: AttributeItem) throws(KeychainError) -> [UInt8]? {
-        try reading { contents in Self.index(of: item.id, in: contents).map { contents.opened[$0]!.secret } }
+        try reading { contents in Self.index(of: item.id, in: contents).map { contents.opened[$0]!.secret.bytes } }
     }
 
     @discardableResult
@@ -37,7 +37,7 @@ extension FileKeychainInterface: AttributeItemStore {
             contents.remove(replaced)
             let now = Self.now
             try contents.append(
-                KeyringFileItem(attributes: attributes, label: label, created: now, modified: now, secret: value), key: key)
+                KeyringFileItem(attributes: attributes, label: label, created: now, modified: now, secret: SecretBuffer(copying: value)), key: key)
             id = Self.id(of: contents.file.items[contents.file.items.count - 1])
         }
         return id

@@ -55,9 +55,7 @@ extension FileKeychainInterface {
                 for edit in edits {
                     switch edit {
                     case let .append(item): try contents.append(item, key: key)
-                    case let .replace(index, item):
-                        contents.opened[index]?.secret.wipe()
-                        try contents.replace(index, with: item, key: key)
+                    case let .replace(index, item): try contents.replace(index, with: item, key: key)
                     case let .remove(indices): removed += indices
                     }
                 }
@@ -83,9 +81,12 @@ extension FileKeychainInterface {
     package func changeMaster(to master: [UInt8]) throws(KeychainError) {
         guard !master.isEmpty else { throw .invalidArgument }
         var sealing: KeyringFileKey?
+        let secret = SecretBuffer(copying: master)
         try writing({ contents, _ throws(FileStoreError) in
             let fresh = try KeyringFile.empty(now: Self.now)
-            let key = try KeyringFileKey(master: master, salt: fresh.salt, iterations: fresh.iterations)
+            let key = try secret.withUnsafeBytes { bytes throws(FileStoreError) in
+                try KeyringFileKey(master: bytes, salt: fresh.salt, iterations: fresh.iterations)
+            }
             for index in contents.opened.indices {
                 if let item = contents.opened[index] { contents.file.items[index] = try key.seal(item) }
             }
@@ -95,7 +96,7 @@ extension FileKeychainInterface {
         }, written: { state in
             // Under the same lock as the write: no call of this handle
             // derives a key from the old master for the new salt.
-            self.master.replace(with: master)
+            self.master.replace(with: secret)
             state.key = sealing
         })
     }

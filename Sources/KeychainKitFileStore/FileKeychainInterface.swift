@@ -111,7 +111,7 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
     // MARK: Keyed items
 
     public func readItem(_ key: KeychainAttributes) throws(KeychainError) -> [UInt8]? {
-        try reading { contents in contents.newest[key].map { contents.opened[$0]!.secret } }
+        try reading { contents in contents.newest[key].map { contents.opened[$0]!.secret.bytes } }
     }
 
     public func containsItem(_ key: KeychainAttributes) throws(KeychainError) -> Bool {
@@ -136,7 +136,7 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
                 let attributes = ItemSchema.keychainKitPassword.stamped(["service": key.service, "username": key.account])
                 try contents.append(
                     KeyringFileItem(attributes: attributes, label: KeychainItemInfo.defaultLabel(for: key),
-                                    created: now, modified: now, secret: value),
+                                    created: now, modified: now, secret: SecretBuffer(copying: value)),
                     key: cipher)
             }
         }
@@ -244,8 +244,8 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
     ) throws(FileStoreError) -> Bool {
         try refresh(&state)
         let key = try cipher(for: state.contents!.file, in: &state)
-        // Changed where it is held alone, so replaced secrets are wiped,
-        // not copied; read again after a failure.
+        // Changed where it is held alone, so its arrays are not copied;
+        // read again after a failure.
         var contents = state.contents!
         state.contents = nil
         do throws(FileStoreError) {
@@ -255,7 +255,6 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
             var bytes = contents.file.serialized()
             defer { bytes.wipe() }
             guard let (stamp, held) = try KeyringFileSystem.replace(path, with: bytes, expected: state.stamp) else {
-                contents.wipe()
                 return false
             }
             state.stamp = stamp
@@ -266,11 +265,7 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
             written(&state)
             return true
         } catch {
-            if error.error == .itemNotFound {
-                state.contents = contents  // unchanged
-            } else {
-                contents.wipe()
-            }
+            if error.error == .itemNotFound { state.contents = contents }  // unchanged
             throw error
         }
     }
@@ -294,7 +289,6 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
             do throws(FileStoreFault) {
                 if let key { for item in file.items { opened.append(try key.open(item)) } }
             } catch {
-                for index in opened.indices { opened[index]?.secret.wipe() }
                 throw FileStoreError(error, in: path)
             }
             if !file.items.isEmpty && !opened.contains(where: { $0 != nil }) {
@@ -307,10 +301,6 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
         } else {
             fresh = FileKeyringContents.empty(try KeyringFile.empty(now: Self.now))
             freshStamp = nil
-        }
-        if var old = state.contents {
-            state.contents = nil
-            old.wipe()
         }
         let versions = fresh.versions
         announce(from: state.versions, to: versions, in: &state)
@@ -368,21 +358,11 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
     static func setSecret(
         _ value: [UInt8], at index: Int, in contents: inout FileKeyringContents, key: KeyringFileKey
     ) throws(FileStoreError) {
-        contents.opened[index]!.secret.wipe()
         var item = contents.opened[index]!
-        item.secret = value
+        item.secret = SecretBuffer(copying: value)
         item.modified = now
         try contents.replace(index, with: item, key: key)
     }
 
     static var now: UInt64 { UInt64(max(0, time(nil))) }
-
-    deinit {
-        state.withLock { state in
-            if var contents = state.contents {
-                state.contents = nil
-                contents.wipe()
-            }
-        }
-    }
 }

@@ -82,7 +82,7 @@ public enum FileKeychainMaster: Sendable {
             } else {
                 secret = try resolveNamed(for: path)
             }
-            return .success(try secret.withBytes { $0 })
+            return .success(try secret.withBytes { Array($0) })
         } catch {
             FailureDetail.set(error.detail)
             return .failure(error.error)
@@ -94,7 +94,7 @@ public enum FileKeychainMaster: Sendable {
         switch self {
         case let .secret(bytes):
             guard !bytes.isEmpty else { throw FileStoreError(.noMasterKey, "the master secret given is empty") }
-            return MasterSecret(bytes)
+            return MasterSecret(SecretBuffer(copying: bytes))
         case let .fileDescriptor(fd):
             return try Self.read(fd, what: "file descriptor \(fd)")
         case .systemdCredential:
@@ -184,33 +184,27 @@ public enum FileKeychainMaster: Sendable {
             bytes.append(contentsOf: chunk[..<got])
         }
         guard !bytes.isEmpty else { throw FileStoreError(.noMasterKey, "\(what) holds no master secret (it is empty)") }
-        return MasterSecret(bytes)
+        return MasterSecret(SecretBuffer(wiping: &bytes))
     }
 }
 
 /// The master secret a file keychain holds while open (the file's salt
 /// may change, when another program creates the file anew, and the key
-/// must be derived again); wiped when released.
+/// must be derived again), in secret memory.
 final class MasterSecret: Sendable {
-    private let bytes: Locked<[UInt8]>
+    private let secret: Locked<SecretBuffer>
 
-    init(_ bytes: [UInt8]) {
-        self.bytes = Locked(bytes)
+    init(_ secret: SecretBuffer) {
+        self.secret = Locked(secret)
     }
 
-    func withBytes<R>(_ body: ([UInt8]) throws(FileStoreError) -> R) throws(FileStoreError) -> R {
-        try bytes.withLock { bytes throws(FileStoreError) in try body(bytes) }
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(FileStoreError) -> R) throws(FileStoreError) -> R {
+        try secret.withLock { secret throws(FileStoreError) in try secret.withUnsafeBytes(body) }
     }
 
-    /// Becomes `new` (the file's password changed), wiping the old bytes.
-    func replace(with new: [UInt8]) {
-        bytes.withLock { bytes in
-            bytes.wipe()
-            bytes = new
-        }
-    }
-
-    deinit {
-        bytes.withLock { $0.wipe() }
+    /// Becomes `new` (the file's password changed); the old bytes are
+    /// wiped once no derivation uses them.
+    func replace(with new: SecretBuffer) {
+        secret.withLock { $0 = new }
     }
 }

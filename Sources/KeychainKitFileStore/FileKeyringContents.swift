@@ -72,16 +72,12 @@ struct FileKeyringContents: Sendable {
         file.usageCount &+= 1
     }
 
-    /// Removes the items at `indices`, wiping their secrets.
+    /// Removes the items at `indices` (their secrets are wiped when no
+    /// other version holds them).
     mutating func remove(_ indices: [Int]) {
         for index in indices.sorted(by: >) {
             file.items.remove(at: index)
-            if var item = opened.remove(at: index) { item.secret.wipe() }
+            opened.remove(at: index)
         }
-    }
-
-    /// Wipes every secret held.
-    mutating func wipe() {
-        for index in opened.indices { opened[index]?.secret.wipe() }
     }
 }

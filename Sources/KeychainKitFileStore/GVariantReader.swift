@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+import KeychainKitSystem
+
 /// Reads the few GVariant shapes the keyring file holds (the inverse of
 /// ``GVariantWriter``), little-endian, from bytes nobody vouches for:
 /// every length and framing offset is checked against its container, and
@@ -125,6 +127,11 @@ struct GVariantReader {
 
     /// `ay`.
     func byteArray() -> [UInt8] { Array(bytes[range]) }
+
+    /// `ay` holding a secret: copied to secret memory only.
+    func secret() -> SecretBuffer {
+        bytes.withUnsafeBytes { SecretBuffer(copying: UnsafeRawBufferPointer(rebasing: $0[range])) }
+    }
 
     /// `s`: UTF-8 ending in its one NUL.
     func string() throws(Malformed) -> String {

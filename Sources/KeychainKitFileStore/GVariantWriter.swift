@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+import KeychainKitSystem
+
 /// Serializes the few GVariant shapes the keyring file holds, in GLib's
 /// normal form, little-endian (GLib's `g_variant_store` on a
 /// little-endian machine; libsecret ≥ 0.20.2 always writes little-endian).
@@ -10,11 +12,13 @@
 /// of the container, and its whole size, fit.
 enum GVariantWriter {
 
-    /// One member of a tuple: its bytes, its alignment, and whether its
-    /// type is of variable size (then a framing offset records its end,
-    /// unless it is the last member).
+    /// One member of a tuple: its bytes (or a secret's, which stay in
+    /// secret memory until the tuple takes them), its alignment, and
+    /// whether its type is of variable size (then a framing offset records
+    /// its end, unless it is the last member).
     struct Member {
         var bytes: [UInt8]
+        var secret: SecretBuffer? = nil
         var alignment: Int
         var isVariable: Bool
 
@@ -34,6 +38,11 @@ enum GVariantWriter {
         /// `ay`: the bytes as they are.
         static func bytes(_ value: [UInt8]) -> Member {
             Member(bytes: value, alignment: 1, isVariable: true)
+        }
+
+        /// `ay` of a secret's bytes.
+        static func secret(_ value: SecretBuffer) -> Member {
+            Member(bytes: [], secret: value, alignment: 1, isVariable: true)
         }
 
         /// An array of variable-size elements (`a{ss}`, `a(a{say}ay)`),
@@ -59,7 +68,11 @@ enum GVariantWriter {
         for (index, member) in members.enumerated() {
             let padding = (member.alignment - body.count % member.alignment) % member.alignment
             if padding > 0 { body.appendWipingOldStorage([UInt8](repeating: 0, count: padding)) }
-            body.appendWipingOldStorage(member.bytes)
+            if let secret = member.secret {
+                secret.withUnsafeBytes { body.appendWipingOldStorage($0) }
+            } else {
+                body.appendWipingOldStorage(member.bytes)
+            }
             if member.isVariable && index != members.count - 1 { ends.append(body.count) }
         }
         // A tuple's framing offsets are stored last member first.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import KeychainKitCore
 import KeychainKitKernelKeyring
+import KeychainKitSystem
 
 /// A copy of a keyring file's master secret kept in the user's persistent
 /// kernel keyring, so that after one unlock (by a descriptor, the secret
@@ -28,15 +29,15 @@ enum KernelMasterCache {
     /// The cached master secret of the file at `path`; `nil` when none is
     /// cached or the kernel keyring cannot be read.
     static func master(for path: String) -> MasterSecret? {
-        guard let bytes = try? keyring.readItem(key(for: path)), !bytes.isEmpty else { return nil }
-        return MasterSecret(bytes)
+        guard var bytes = try? keyring.readItem(key(for: path)), !bytes.isEmpty else { return nil }
+        return MasterSecret(SecretBuffer(wiping: &bytes))
     }
 
     /// Caches `master` for the file at `path` (best effort).
     static func store(_ master: MasterSecret, for path: String) {
-        _ = try? master.withBytes { bytes throws(FileStoreError) in
-            try? keyring.insertItem(key(for: path), value: bytes)
-        }
+        var bytes = (try? master.withBytes { Array($0) }) ?? []
+        defer { bytes.wipe() }
+        try? keyring.insertItem(key(for: path), value: bytes)
     }
 
     /// Forgets the cached master of the file at `path` (it no longer opens

@@ -18,10 +18,12 @@ struct KeyringFileKey: Sendable {
 
     /// Derives the key of `master` for a file of `salt` and `iterations`
     /// (costly by design: about 30 ms for 100,000 rounds).
-    init(master: [UInt8], salt: [UInt8], iterations: UInt32) throws(FileStoreError) {
-        let key = AESKey()
+    init(master: UnsafeRawBufferPointer, salt: [UInt8], iterations: UInt32) throws(FileStoreError) {
+        let key = AESKey(keepsCipher: false)
         let status = ForkGeneration.withoutFork {
-            keychainkit_pbkdf2_sha256(master, master.count, salt, salt.count, UInt(iterations), key.bytes)
+            keychainkit_pbkdf2_sha256(
+                master.baseAddress?.assumingMemoryBound(to: UInt8.self), master.count, salt, salt.count, UInt(iterations),
+                key.bytes)
         }
         self.key = key
         guard status == 0 else { throw FileStoreError(.unknownError(code: 5, message: "the keyring file's key could not be derived")) }

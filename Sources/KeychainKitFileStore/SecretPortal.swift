@@ -157,7 +157,7 @@ package enum SecretPortal {
             }
             if count == 0 {
                 guard got == secretBytes else { throw refusal("\(got) bytes, not") }
-                return MasterSecret(Array(secret[..<secretBytes]))  // the end, after exactly the secret
+                return MasterSecret(secret.withUnsafeBytes { SecretBuffer(copying: UnsafeRawBufferPointer(rebasing: $0[..<secretBytes])) })  // the end, after exactly the secret
             }
             got += count
             guard got <= secretBytes else { throw refusal("more than") }

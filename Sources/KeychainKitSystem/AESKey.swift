@@ -1,29 +1,40 @@
 // SPDX-License-Identifier: MIT
 import CKeychainKitCrypto
+import CKeychainKitSupport
 
-/// A 16-byte AES-128 key in memory of its own, erased when released: the
-/// Secret Service transfer session's, and the keyring file's. Encrypts
+/// A 16-byte AES-128 key in secret memory (out of core dumps, as
+/// ``SecretBuffer``), erased when released: the Secret Service transfer
+/// session's, and the keyring file's. Encrypts
 /// with AES-128-CBC and PKCS#7 padding (libgcrypt, through
 /// `keychainkit_crypto.h`).
 package final class AESKey: @unchecked Sendable {
 
     /// The key's bytes (`KEYCHAINKIT_AES_KEY_BYTES`); written once, by
     /// whoever made the key, before it is shared.
-    package let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: Int(KEYCHAINKIT_AES_KEY_BYTES))
+    package let bytes: UnsafeMutablePointer<UInt8>
 
     /// The key made ready for AES (`keychainkit_aes_cipher`) at its first
-    /// use, once ``bytes`` are written, and kept: a session's or a file's
-    /// every message then costs no cipher handle of its own.
+    /// use, once ``bytes`` are written, and kept when `keepsCipher`: a
+    /// session's every message then costs no cipher handle of its own.
     private let cipher = Locked<OpaquePointer?>(nil)
+    private let keepsCipher: Bool
 
-    package init() {
+    /// A key of zeros, for its maker to write. `keepsCipher`: keep the
+    /// expanded key (libgcrypt's, in ordinary memory) between messages,
+    /// for a transfer session's speed; without, each message expands the
+    /// key again and libgcrypt erases it after, so nothing outside secret
+    /// memory holds a long-lived key (the keyring file's, which opens the
+    /// file on disk).
+    package init(keepsCipher: Bool = true) {
+        guard let memory = keychainkit_secret_alloc(Int(KEYCHAINKIT_AES_KEY_BYTES)) else { fatalError("out of memory") }
+        bytes = UnsafeMutableRawPointer(memory).bindMemory(to: UInt8.self, capacity: Int(KEYCHAINKIT_AES_KEY_BYTES))
         bytes.initialize(repeating: 0, count: Int(KEYCHAINKIT_AES_KEY_BYTES))
+        self.keepsCipher = keepsCipher
     }
 
     deinit {
         cipher.withLock { keychainkit_aes_cipher_free($0) }
-        keychainkit_wipe(bytes, Int(KEYCHAINKIT_AES_KEY_BYTES))
-        bytes.deallocate()
+        kk_secret_free(UnsafeMutableRawPointer(bytes).assumingMemoryBound(to: CChar.self))  // wipes it
     }
 
     /// `body` on the key's cipher, one thread at a time; -1 when the
@@ -31,6 +42,12 @@ package final class AESKey: @unchecked Sendable {
     private func withCipher(_ body: (OpaquePointer) -> Int) -> Int {
         cipher.withLock { cipher in
             if cipher == nil { cipher = keychainkit_aes_cipher_new(bytes) }
+            defer {
+                if !keepsCipher {
+                    keychainkit_aes_cipher_free(cipher)
+                    cipher = nil
+                }
+            }
             return cipher.map(body) ?? -1
         }
     }
