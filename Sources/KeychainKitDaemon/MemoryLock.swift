@@ -7,8 +7,9 @@ import Glibc
 /// system allows it: with CAP_IPC_LOCK, or an RLIMIT_MEMLOCK (its soft limit
 /// raised to the hard one) of at least ``needed``. Then every page, now and
 /// to come, is locked (`mlockall`); under a smaller limit, locking what is
-/// to come would make the daemon's allocations fail past it, so nothing is
-/// locked and the journal says why. (The usual limit is 8 MiB; an
+/// to come would make the daemon's allocations fail past it, so only the
+/// secret memory its items' secrets are kept in is locked, up to the limit
+/// (``SecretBuffer``), and the journal says why the rest is not. (The usual limit is 8 MiB; an
 /// administrator raises it with `LimitMEMLOCK=` in the user manager's
 /// configuration or `memlock` in limits.conf.)
 enum MemoryLock {
