@@ -820,6 +820,35 @@ TEST_ON(KT_FILE, a_fifo_for_the_systemd_credential_is_refused_at_once)
     unsetenv("CREDENTIALS_DIRECTORY");
 }
 
+/* A directory from the environment that is not UTF-8 names no file: decoding
+ * it would turn each bad byte into U+FFFD, another path. */
+TEST_ON(KT_FILE, paths_from_the_environment_that_are_not_utf8_are_refused_not_changed)
+{
+    char directory[400];
+    snprintf(directory, sizeof directory, "%s.data\xff", kt_file_path());
+    const char *data_home = getenv("XDG_DATA_HOME");
+    char *saved = data_home ? strdup(data_home) : NULL;
+    setenv("XDG_DATA_HOME", directory, 1);
+    kk_file_options options = KK_FILE_OPTIONS_INIT; /* no path: the default file */
+    options.master_source = KK_MASTER_SECRET;
+    options.master = (const unsigned char *)KT_FILE_MASTER;
+    options.master_len = strlen(KT_FILE_MASTER);
+    kk_keychain *kc = NULL;
+    CHECK_STATUS(kk_open_file(&options, &kc), KK_EINVAL);
+    CHECK(kc == NULL);
+    CHECK(strstr(kk_error_message(), "XDG_DATA_HOME is not valid UTF-8") != NULL);
+    if (saved) setenv("XDG_DATA_HOME", saved, 1); else unsetenv("XDG_DATA_HOME");
+    free(saved);
+
+    setenv("CREDENTIALS_DIRECTORY", directory, 1);
+    options.path = kt_file_path();
+    options.master_source = KK_MASTER_CREDENTIAL;
+    CHECK_STATUS(kk_open_file(&options, &kc), KK_ENOKEY);
+    CHECK(kc == NULL);
+    CHECK(strstr(kk_error_message(), "CREDENTIALS_DIRECTORY is not valid UTF-8") != NULL);
+    unsetenv("CREDENTIALS_DIRECTORY");
+}
+
 /* ---- persistence and the backend's name, every backend ------------------------------------- */
 
 TEST(the_backend_is_named_and_the_default_outside_a_sandbox_is_the_secret_service)

@@ -253,6 +253,13 @@ expect "get --json of an account that is not UTF-8 is bad usage" 2 "" "argument 
 expect "get of an account that is not UTF-8 is bad usage (not a repaired name's item)" 2 "" "not valid UTF-8" -- \
     "$kk" get --service "$many" $'caf\xe9'
 for account in one two binary; do "$kk" rm --service "$many" "$account"; done
+# Paths from the environment that are not UTF-8: refused, not another file used.
+expect "KEYCHAINKIT_FILE that is not UTF-8 is bad usage (no repaired path's file)" 2 "" "KEYCHAINKIT_FILE is not valid UTF-8" -- \
+    env KEYCHAINKIT_FILE="$work/odd"$'\xff'.keyring "$kk" --backend file ls --service "$svc"
+expect "XDG_DATA_HOME that is not UTF-8 names no default file" 2 "" "XDG_DATA_HOME is not valid UTF-8" -- \
+    env -u KEYCHAINKIT_FILE XDG_DATA_HOME="$work/data"$'\xff' "$kk" --backend file ls --service "$svc"
+[ -z "$(find "$work" -name "*$(printf '\357\277\275')*")" ] && ok "no file or directory of a repaired name" ||
+    bad "no file or directory of a repaired name" "$(find "$work")"
 
 "$kk" get --service "$svc" bob >&- 2>"$work/err"; status=$?
 if [ "$status" = 8 ] && grep -q "cannot write standard output" "$work/err"; then ok "closed stdout: exit 8"; else bad "closed stdout: exit 8" "exit $status: $(cat "$work/err")"; fi

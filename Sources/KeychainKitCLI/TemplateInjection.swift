@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+import KeychainKitSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -57,11 +59,9 @@ enum TemplateInjection {
     /// it, flushed to disk, then renamed over it; nothing is left behind
     /// on failure.
     static func writeAtomically(_ bytes: [UInt8], to path: String) throws(CLIFailure) {
-        var template = Array((path + ".keychainkit-new.XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw CLIFailure(.io, "cannot create a file beside '\(path)': \(String(cString: strerror(errno)))") }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        guard let (fd, temporary) = UniqueFile.create(prefix: path + ".keychainkit-new.") else {
+            throw CLIFailure(.io, "cannot create a file beside '\(path)': \(String(cString: strerror(errno)))")
+        }
         var written = 0
         var ok = fchmod(fd, 0o600) == 0
         while ok && written < bytes.count {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 import CKeychainKitSupport
 import KeychainKitAPI
+import KeychainKitSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -89,7 +90,10 @@ func runTool() -> Never {
                 throw CLIFailure(error, doing: "opening the keyring file", detail: FileKeychainInterface.openFailureDetail)
             }
         case .file:
-            let path = invocation.filePath ?? getenv("KEYCHAINKIT_FILE").map { String(cString: $0) }
+            let path: String?
+            do throws(NotUTF8) { path = if let given = invocation.filePath { given } else { try EnvironmentText.value("KEYCHAINKIT_FILE") } } catch {
+                throw CLIFailure(.usage, error.description)
+            }
             let master: FileKeychainMaster = invocation.masterDescriptor.map { .fileDescriptor($0) } ?? .automatic
             do throws(KeychainError) {
                 let backend = try FileKeychainInterface(

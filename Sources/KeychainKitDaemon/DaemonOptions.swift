@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 import KeychainKitFileStore
+import KeychainKitSystem
 
 /// The command line of `keychainkitd`.
 struct DaemonOptions {
     var replace = false
     var masterFD: Int32?
-    var dataDirectory = UserDirectories.dataHome + "/keyrings/v1"
+    /// `--data-dir`, else `$XDG_DATA_HOME/keyrings/v1`.
+    var dataDirectory = ""
     /// Seconds a shown unlock prompt waits for a terminal's unlock.
     var promptTimeout = 120
 
@@ -86,6 +88,11 @@ struct DaemonOptions {
                 options.dataDirectory = directory
             default:
                 throw UsageError("unknown argument '\(argument)'")
+            }
+        }
+        if options.dataDirectory.isEmpty {
+            do throws(NotUTF8) { options.dataDirectory = try UserDirectories.dataHome() + "/keyrings/v1" } catch {
+                throw UsageError("\(error.description): give --data-dir")
             }
         }
         return .run(options)

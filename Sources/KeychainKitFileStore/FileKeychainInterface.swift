@@ -61,7 +61,7 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
         path: String? = nil, master: FileKeychainMaster, lockTimeout: Int = 5000, cacheMaster: Bool = false
     ) throws(KeychainError) {
         FailureDetail.set(nil)
-        let given = path ?? FileKeychainInterface.defaultPath
+        let given = if let path { path } else { try FileKeychainInterface.defaultPath }
         let path = KeyringFileSystem.absolute(given)
         self.path = path
         self.lockTimeout = max(0, lockTimeout)
@@ -92,8 +92,18 @@ public final class FileKeychainInterface: KeychainInterfaceProtocol, Sendable {
     /// `$XDG_DATA_HOME/keychainkit/default.keyring` (`~/.local/share/…`):
     /// the host's `keyrings/` is gnome-keyring's directory, which loads
     /// every `*.keyring` in it as a collection of its own format.
+    /// ``KeychainError/invalidArgument`` when the variable it comes from
+    /// is not UTF-8.
     public static var defaultPath: String {
-        UserDirectories.dataHome + (SecretPortal.isSandboxed ? "/keyrings/default.keyring" : "/keychainkit/default.keyring")
+        get throws(KeychainError) {
+            do throws(NotUTF8) {
+                return try UserDirectories.dataHome()
+                    + (SecretPortal.isSandboxed ? "/keyrings/default.keyring" : "/keychainkit/default.keyring")
+            } catch {
+                FailureDetail.set("\(error.description): the default keyring file cannot be named; give a path")
+                throw .invalidArgument
+            }
+        }
     }
 
     /// On disk.

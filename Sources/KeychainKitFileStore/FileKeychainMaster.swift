@@ -130,7 +130,11 @@ public enum FileKeychainMaster: Sendable {
 
     /// The systemd credential's bytes; `nil` when there is none.
     private static func credential() throws(FileStoreError) -> MasterSecret? {
-        guard let directory = UserDirectories.absolute("CREDENTIALS_DIRECTORY") else { return nil }
+        let named: String?
+        do throws(NotUTF8) { named = try EnvironmentText.absolutePath("CREDENTIALS_DIRECTORY") } catch {
+            throw FileStoreError(.noMasterKey, "\(error.description): the credential's path cannot be read")
+        }
+        guard let directory = named else { return nil }
         let path = directory + "/" + credentialName
         // Non-blocking, and only a regular file: a FIFO put there would
         // block the open, or the read, without bound.

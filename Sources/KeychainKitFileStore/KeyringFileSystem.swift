@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+import KeychainKitSystem
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -86,11 +88,9 @@ enum KeyringFileSystem {
             throw FileStoreError(
                 .unknownError(code: EFBIG, message: "the keyring file would be \(bytes.count) bytes, more than \(largestFile)"))
         }
-        var template = Array((path + newFileInfix + "XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw failure(errno, "cannot create a file beside", path) }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        guard let (fd, temporary) = UniqueFile.create(prefix: path + newFileInfix) else {
+            throw failure(errno, "cannot create a file beside", path)
+        }
         var renamed = false
         defer { if !renamed { close(fd); unlink(temporary) } }
         let error = whole(bytes.count) { done in

@@ -41,6 +41,12 @@ int keychainkit_forbid_core_dumps(int undumpable);
  * if it did: for the command `keychainkit run` executes. */
 void keychainkit_restore_core_dumps(void);
 
+/* Creates and opens a new file (mode 0600) named by `name_template`, whose
+ * last six characters "XXXXXX" it replaces (mkstemp), closed on exec from
+ * the start (O_CLOEXEC: no other thread's fork and exec inherits it); the
+ * descriptor, or -1 with errno. */
+int keychainkit_create_unique_file(char *name_template);
+
 /* Allocates a list for kk_list(): room for `count` string pointers and a
  * terminating NULL, followed by `text_bytes` bytes for the strings, in one
  * block released by kk_list_free(); NULL when out of memory. */
