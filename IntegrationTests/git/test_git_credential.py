@@ -265,6 +265,20 @@ def test_a_line_without_equals_is_refused_without_repeating_it(host: str) -> Non
     assert "hunter2" not in result.stderr and "invalid credential line" in result.stderr
 
 
+def test_fields_that_are_not_utf8_are_refused_not_repaired(host: str) -> None:
+    """A field's bytes name the credential: decoding `\\xff` into U+FFFD
+    would read, replace or erase the credential of another host."""
+    repaired = f"{host}.\ufffd"
+    assert helper("store", lines(protocol="https", host=repaired, username="u", password="p")).returncode == 0
+    for operation in ("get", "store", "erase"):
+        result = subprocess.run([HELPER, operation], capture_output=True, timeout=BOUND,
+                                input=f"protocol=https\nhost={host}.".encode() + b"\xff\nusername=u\npassword=q\n\n")
+        assert (result.returncode != 0, result.stdout) == (True, b"")
+        assert b"the credential's host is not UTF-8" in result.stderr
+    assert parse(helper("get", lines(protocol="https", host=repaired)).stdout)["password"] == "p"
+    assert helper("erase", lines(protocol="https", host=repaired, username="u")).returncode == 0
+
+
 def test_a_secret_ending_in_cr_is_not_told_to_git(host: str) -> None:
     """git drops a line's last CR, so `password=p\\r` would reach git as `p`:
     such a credential is skipped, as one with a newline is (the fuzzer's
