@@ -7,7 +7,7 @@ import functools
 import os
 import weakref
 from collections.abc import ItemsView, KeysView, Mapping, MutableMapping, ValuesView
-from ctypes import Array, byref, c_char_p, c_int, c_size_t, c_ubyte, c_uint64, c_void_p, memset, sizeof
+from ctypes import Array, byref, c_char_p, c_int, c_size_t, c_ubyte, c_uint64, c_void_p, memset
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Type, Union, cast
 
@@ -19,6 +19,7 @@ from ._events import ChangeEvent
 from ._handle import Handle
 from ._observation import Observation
 from ._registry import Registration, on_change, on_destroy
+from ._secret_buffer import SecretBuffer
 from ._server_logins import ServerLogins
 from ._status import Status
 
@@ -68,9 +69,9 @@ def _file_path(path: object) -> Optional[bytes]:
     return encode_name(name, "path")
 
 
-def _master_buffer(master: object) -> "Tuple[Array[c_ubyte], int]":
-    """A copy of the master secret in a new ctypes buffer, for the caller to
-    wipe (``memset``) once ``kk_open_file`` has returned.
+def _master_buffer(master: object) -> SecretBuffer:
+    """A copy of the master secret in a buffer of secret memory, for the
+    caller to close (wiping it) once ``kk_open_file`` has returned.
 
     ``str`` is encoded as UTF-8 (an intermediate ``bytes`` that Python
     cannot wipe); bytes-like objects are copied straight into the buffer.
@@ -93,10 +94,7 @@ def _master_buffer(master: object) -> "Tuple[Array[c_ubyte], int]":
             raise InvalidArgument("a memoryview master secret must be C-contiguous")
     else:
         raise InvalidArgument(f"the master secret must be str or bytes-like, not {type(master).__name__}")
-    length = data.nbytes if isinstance(data, memoryview) else len(data)
-    if length == 0:
-        return (c_ubyte * 1)(), 0
-    return (c_ubyte * length).from_buffer_copy(data), length
+    return SecretBuffer(data)
 
 
 class Keychain(MutableMapping[str, str]):
@@ -376,16 +374,17 @@ class Keychain(MutableMapping[str, str]):
             options.master_source = _ffi.MASTER_SOURCES["credential"]
         elif portal:
             options.master_source = _ffi.MASTER_SOURCES["portal"]
-        buffer: "Optional[Array[c_ubyte]]" = None
+        buffer: Optional[SecretBuffer] = None
         if master is not None:
-            buffer, length = _master_buffer(master)
+            buffer = _master_buffer(master)
             options.master_source = _ffi.MASTER_SOURCES["secret"]
-            options.master = buffer
-            options.master_len = length
+            options.master = buffer.array
+            options.master_len = buffer.length
 
         def wipe() -> None:
             if buffer is not None:
-                memset(buffer, 0, sizeof(buffer))
+                options.master = None
+                buffer.close()
 
         def open_file(out: Any) -> int:
             try:
@@ -496,14 +495,16 @@ class Keychain(MutableMapping[str, str]):
         :class:`InteractionNotAllowed` when no password is taken and no
         prompt allowed, :class:`InvalidArgument` for another backend."""
         name = None if collection is None else encode_name(collection, "collection")
+        copy: Optional[SecretBuffer] = None
         if isinstance(password, bytearray) and password:
-            buffer = (c_ubyte * len(password)).from_buffer(password)  # the C library wipes it in place
+            # The C library wipes it in place.
+            buffer: "Optional[Array[c_ubyte]]" = (c_ubyte * len(password)).from_buffer(password)
             length = len(password)
         elif password is None:
             buffer, length = None, 0
         else:
-            data = encode_value(password)
-            buffer, length = (c_ubyte * len(data)).from_buffer_copy(data), len(data)
+            copy = SecretBuffer(encode_value(password))
+            buffer, length = copy.array, copy.length
         try:
             with self._handle as pointer:
                 status = _ffi.kk_unlock(pointer, name, buffer, length)
@@ -511,6 +512,8 @@ class Keychain(MutableMapping[str, str]):
             if buffer is not None:
                 memset(buffer, 0, length)
             del buffer
+            if copy is not None:
+                copy.close()
         if status != Status.OK:
             raise _ffi.failure(status, "unlocking the collection")
 

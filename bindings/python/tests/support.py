@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import os
+import pathlib
+import re
 import uuid
 from typing import Optional
 
@@ -67,3 +69,14 @@ def open_keychain(backend: str, service: Optional[str] = None) -> Keychain:
         return Keychain.kernel_keyring(service=service, keyring="session")
     require_private_keyring()
     return Keychain(service=service)
+
+
+def mapping_flags(address: int) -> Optional[str]:
+    """The VmFlags of the mapping holding `address` (proc(5) smaps: ``dd``
+    is excluded from core dumps); None when nothing is mapped there."""
+    smaps = pathlib.Path("/proc/self/smaps").read_text()
+    for block in re.split(r"\n(?=[0-9a-f]+-[0-9a-f]+ )", smaps):
+        low, high = (int(end, 16) for end in block.split(None, 1)[0].split("-"))
+        if low <= address < high:
+            return next(line for line in block.splitlines() if line.startswith("VmFlags:")) + " "
+    return None

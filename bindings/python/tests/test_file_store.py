@@ -30,6 +30,7 @@ from keychainkit import (
     WrongMasterKey,
 )
 from keychainkit import _ffi
+from support import mapping_flags
 
 MASTER = "MASTER-MARKER-4e1b7d"
 """The master secret of most tests: it must never appear in a repr, a str or
@@ -115,25 +116,31 @@ def test_a_master_secret_may_hold_any_bytes(path: pathlib.Path) -> None:
         Keychain.file(path, master=master[:1])  # a NUL byte does not end it
 
 
-def test_the_master_buffer_is_wiped_once_the_library_took_it(
-    path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("master", [MASTER, bytearray(MASTER.encode())])
+def test_the_master_buffer_is_out_of_core_dumps_and_gone_once_the_library_took_it(
+    path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, master: Any
 ) -> None:
     real = _ffi.kk_open_file
     seen: List[Any] = []
 
     def spy(options: Any, out: Any) -> int:
         structure = options._obj  # byref(options): the kk_file_options
-        seen.append((structure, ctypes.string_at(structure.master, structure.master_len)))
+        address = ctypes.cast(structure.master, ctypes.c_void_p).value
+        seen.append((structure, address, mapping_flags(address), ctypes.string_at(address, structure.master_len)))
         return int(real(options, out))
 
     monkeypatch.setattr(_ffi, "kk_open_file", spy)
-    with Keychain.file(path, master=MASTER) as kc:
+    with Keychain.file(path, master=master) as kc:
         kc["A"] = "v"
+    gone = [mapping_flags(address) is None for _, address, _, _ in seen]
     with pytest.raises(WrongMasterKey):
         Keychain.file(path, master=MASTER + "-wrong")
-    assert [passed for _, passed in seen] == [MASTER.encode(), MASTER.encode() + b"-wrong"]
-    for structure, passed in seen:  # the structure keeps its buffer alive
-        assert ctypes.string_at(structure.master, structure.master_len) == bytes(len(passed))
+    gone.append(mapping_flags(seen[-1][1]) is None)
+    assert [passed for _, _, _, passed in seen] == [MASTER.encode(), MASTER.encode() + b"-wrong"]
+    for structure, _, flags, _ in seen:
+        assert flags is not None and " dd " in flags, flags  # excluded from core dumps
+        assert not structure.master  # the options no longer point at it
+    assert gone == [True, True]  # wiped and unmapped when the open returned
 
 
 @pytest.mark.parametrize("options,source,flags", [

@@ -1,15 +1,19 @@
 # SPDX-License-Identifier: MIT
-"""Every value kk_get returns is released with kk_secret_free, exactly once."""
+"""Every value kk_get returns is released with kk_secret_free, exactly once;
+the secrets the binding copies itself (a file's master secret, an unlock
+password) reach the library from memory excluded from core dumps."""
 
 from __future__ import annotations
 
-from typing import Any, List
+import ctypes
+from typing import Any, List, Optional, Tuple
 
 import pytest
 
 from keychainkit import InvalidArgument, Keychain
 from keychainkit import _ffi
-from support import ANY_SIZE
+from keychainkit._status import Status
+from support import ANY_SIZE, mapping_flags
 
 
 @pytest.fixture
@@ -44,3 +48,21 @@ def test_failures_leave_nothing_to_free(kc: Keychain, frees: List[Any]) -> None:
     with pytest.raises(InvalidArgument):
         kc.value_bytes("a", service="")
     assert frees == [None, None]  # kk_get set the out-parameter to NULL
+
+
+
+def test_an_unlock_password_passes_through_memory_out_of_core_dumps(
+        kc: Keychain, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(The master secret's copy: test_file_store.py.)"""
+    seen: List[Tuple[Optional[str], bytes]] = []
+
+    def spy(handle: Any, name: Any, buffer: Any, length: int) -> int:
+        seen.append((mapping_flags(ctypes.addressof(buffer)), ctypes.string_at(buffer, length)))
+        return int(Status.EINVAL)
+
+    monkeypatch.setattr(_ffi, "kk_unlock", spy)
+    with pytest.raises(InvalidArgument):
+        kc.unlock("a password")
+    [(flags, passed)] = seen
+    assert flags is not None and " dd " in flags, flags
+    assert passed == b"a password"

@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: MIT
+"""Memory for the copies of secrets the binding makes itself on their way
+to the C library (a file's master secret, an unlock password): an
+anonymous mapping of its own, excluded from core dumps (``MADV_DONTDUMP``)
+and locked against swapping where ``RLIMIT_MEMLOCK`` allows (``mlock``),
+as the library's own secret memory is; wiped and unmapped by
+:meth:`SecretBuffer.close`. The ``str`` and ``bytes`` objects a caller
+passes stay Python's: the binding cannot wipe or place them."""
+
+from __future__ import annotations
+
+import ctypes
+import mmap
+from ctypes import Array, c_int, c_size_t, c_ubyte, c_void_p, memmove, memset
+from typing import Optional, Union
+
+_libc = ctypes.CDLL(None, use_errno=True)
+for _name, _arguments in {
+    "mmap": [c_void_p, c_size_t, c_int, c_int, c_int, ctypes.c_long],
+    "munmap": [c_void_p, c_size_t],
+    "madvise": [c_void_p, c_size_t, c_int],
+    "mlock": [c_void_p, c_size_t],
+}.items():
+    getattr(_libc, _name).argtypes = _arguments
+    getattr(_libc, _name).restype = c_void_p if _name == "mmap" else c_int
+
+_MAP_FAILED = ctypes.c_void_p(-1).value
+# Linux's value on every architecture; Python names it from 3.8 on.
+_MADV_DONTDUMP = getattr(mmap, "MADV_DONTDUMP", 16)
+
+
+class SecretBuffer:
+    """A copy of ``data`` (``length`` bytes, at least one byte mapped so
+    that the address is never NULL) in memory of its own; ``array`` is the
+    ctypes view to pass to C."""
+
+    def __init__(self, data: Union[bytes, memoryview]) -> None:
+        self.length = len(data) if isinstance(data, bytes) else data.nbytes
+        self._size = max(self.length, 1)
+        address = _libc.mmap(None, self._size, mmap.PROT_READ | mmap.PROT_WRITE,
+                             mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0)
+        if address is None or address == _MAP_FAILED:
+            raise MemoryError("no memory for a secret")
+        self._address: Optional[int] = address
+        _libc.madvise(address, self._size, _MADV_DONTDUMP)
+        _libc.mlock(address, self._size)  # best effort: the limit may not allow it
+        self.array: "Array[c_ubyte]" = (c_ubyte * self._size).from_address(address)
+        if isinstance(data, bytes):
+            memmove(self.array, data, self.length)
+        elif self.length:
+            self.array[: self.length] = data.cast("B")  # byte by byte: no copy in between
+
+    def close(self) -> None:
+        """Wipes the copy and gives its memory back; idempotent."""
+        if self._address is not None:
+            memset(self._address, 0, self._size)
+            _libc.munmap(self._address, self._size)  # also unlocks it
+            self._address = None
+            del self.array
+
+    def __repr__(self) -> str:
+        return f"<SecretBuffer of {self.length} bytes>"
