@@ -116,10 +116,14 @@
  *   hand out or one freed twice. Its own copies (decrypted buffers, D-Bus
  *   messages carrying secrets, which sd-bus marks sensitive) are wiped
  *   before release, and those calls overwrite the stack they used (32 KiB)
- *   and, on x86-64, the vector registers before returning. Not covered:
- *   what a file or in-memory handle holds while open (its decrypted items,
- *   the master secret) is ordinary memory, and the caller's buffers passed
- *   to kk_set() are the caller's to wipe.
+ *   and, on x86-64, the vector registers before returning. A file handle
+ *   keeps its decrypted items' secrets, the master secret and the file's
+ *   key in the same memory while open (each item's plaintext passes
+ *   through ordinary memory only while it is sealed or opened, and is
+ *   wiped then). Not covered: an in-memory handle's values, and a
+ *   Secret Service session's expanded AES key (libgcrypt's), are ordinary
+ *   memory; the caller's buffers passed to kk_set() are the caller's to
+ *   wipe.
  *
  * Link with `pkg-config --cflags --libs keychainkit`.
  */
@@ -526,7 +530,10 @@ typedef enum kk_master_source {
     /** The systemd credential "keychainkit.master":
      *  $CREDENTIALS_DIRECTORY/keychainkit.master, as a unit with
      *  LoadCredentialEncrypted=keychainkit.master:<file> provides it
-     *  (`systemd-creds encrypt --name=keychainkit.master ...` makes the file). */
+     *  (`systemd-creds encrypt --name=keychainkit.master ...` makes the file).
+     *  It must be a regular file (opened non-blocking: a FIFO put there is
+     *  refused at once, never waited on), and $CREDENTIALS_DIRECTORY valid
+     *  UTF-8; otherwise KK_ENOKEY, with why in kk_error_message(). */
     KK_MASTER_CREDENTIAL = 3,
     /** The app's secret from xdg-desktop-portal's Secret portal
      *  (org.freedesktop.portal.Secret, version 1), as libsecret and oo7 get
@@ -536,7 +543,11 @@ typedef enum kk_master_source {
      *  unlock the keyring with a prompt) by KK_DEFAULT_PROMPT_TIMEOUT_MS. No
      *  portal, or a portal that fails or answers otherwise: KK_ENOKEY, with
      *  what happened in kk_error_message(); the request dismissed:
-     *  KK_ECANCELED. Since 0.7. */
+     *  KK_ECANCELED. The portal's answer is believed only from the unique
+     *  name that owned org.freedesktop.portal.Desktop when the call was
+     *  made (another bus peer cannot answer for it), and the pipe must end
+     *  after exactly 64 bytes (a second writer shows as more: KK_ENOKEY).
+     *  Since 0.7. */
     KK_MASTER_PORTAL = 4
 } kk_master_source;
 
@@ -605,9 +616,16 @@ typedef struct kk_file_options {
  *  master secret opens none of its items (an empty or new file accepts any
  *  secret); KK_ECORRUPT when it is damaged, not a keyring file, of another
  *  version, or has weak parameters (fewer than 100,000 rounds, a salt under
- *  32 bytes) or costly ones (more than 1,000,000 rounds: minutes to derive); KK_EDENIED when it is not ours or others may read or write it
- *  (chmod 600); KK_ENOKEY when the source yields no secret. In each case
- *  nothing is written, and kk_error_message() says what and where.
+ *  32 bytes) or costly ones (more than 1,000,000 rounds: minutes to
+ *  derive); KK_EDENIED when it is not ours or others may read or write it
+ *  (chmod 600), when its directory belongs to another user than this one
+ *  or root, or anyone may write it (a sticky /tmp too), and when a write finds
+ *  its lock file a symbolic link, not a regular file, or another user's
+ *  (opened with O_NOFOLLOW, then checked with fstat); KK_ENOKEY when the
+ *  source yields no secret; KK_EINVAL when path is NULL and the default
+ *  file's directory ($XDG_DATA_HOME, $HOME) is not valid UTF-8 (another
+ *  path is never used instead). In each case nothing is written, and
+ *  kk_error_message() says what and where.
  *
  *  Reads answer from memory while the file is unchanged (one stat(2) per
  *  call) and read it again when another process changed it. Each write
@@ -616,7 +634,9 @@ typedef struct kk_file_options {
  *  durably: a new file of mode 0600, fsync, rename, fsync of the directory.
  *  So concurrent writers, in this process or others, lose nothing; a reader
  *  sees a whole file, old or new; a kill at any moment leaves the last
- *  acknowledged write (and the next write removes the new file it left). A
+ *  acknowledged write (and the next write removes the new file it left:
+ *  only names "<path>.keychainkit-new.XXXXXX", never another file of the
+ *  user's beside it). A
  *  path that is a symbolic link is followed at open: writes replace its
  *  target, and the link stays. Items another master secret sealed are kept as they
  *  are, never read. Observers hear changes made by other handles and
