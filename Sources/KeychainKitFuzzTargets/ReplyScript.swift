@@ -226,6 +226,12 @@ final class Served: @unchecked Sendable {
     var attributes: [String: [[String: String]]] = [:]
     /// Every secret served, with the path of the item it was served for.
     var secrets: [(String, [UInt8])] = []
+    /// Whether the script answered the key exchange with a key of its own
+    /// bytes. Its secrets are then ciphertext under a key it cannot know:
+    /// the client's decryption of one passes the padding check about once
+    /// in 256 and yields bytes nobody served (the protocol authenticates
+    /// nothing), which the client cannot tell from a secret.
+    var answeredKeyExchange = false
 
     /// Whether an item at `path` was served with `service` and `username`.
     func served(_ path: String, service: String, username: String) -> Bool {

@@ -195,6 +195,7 @@ final class ScriptedBus: @unchecked Sendable {
                 replyError(to: call, on: bus, sender: serviceName, name: "org.freedesktop.DBus.Error.NotSupported")
                 return
             }
+            exchange.served.answeredKeyExchange = true
         }
         let path = sd_bus_message_get_path(call).map { String(cString: $0) } ?? "/"
         if member == "Get" && kind < 208 {
