@@ -66,6 +66,10 @@ static void lock_pool(void) { pthread_mutex_lock(&pool_lock); }
 static void unlock_pool(void) { pthread_mutex_unlock(&pool_lock); }
 static void install_fork_handlers(void) { pthread_atfork(lock_pool, unlock_pool, unlock_pool); }
 
+void keychainkit_secret_memory_install_fork_handlers(void) {
+    pthread_once(&fork_handlers_once, install_fork_handlers);
+}
+
 /* `size` bytes of fresh memory out of dumps (and locked, when allowed);
  * NULL when out of memory. */
 static void *map_secret_memory(size_t size) {
@@ -114,7 +118,7 @@ static secret_header *pool_block(size_t size_class) {
 char *keychainkit_secret_alloc(size_t length) {
     if (length > SIZE_MAX - sizeof(secret_header) - 1 - (size_t)getpagesize())
         return NULL;
-    pthread_once(&fork_handlers_once, install_fork_handlers);
+    keychainkit_secret_memory_install_fork_handlers();
     size_t size = sizeof(secret_header) + length + 1;
     secret_header *header;
     if (size <= POOL_LARGEST) {

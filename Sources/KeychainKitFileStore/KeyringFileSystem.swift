@@ -180,7 +180,14 @@ enum KeyringFileSystem {
                 if errno == ELOOP { throw FileStoreError(.missingEntitlement, "\(lockPath) is a symbolic link, not a lock file; remove it") }
                 throw failure(errno, "cannot open the lock", lockPath)
             }
-            defer { close(fd) }  // releases the lock
+            defer {
+                // Unlocked before the close: a child fork()ed meanwhile holds
+                // a copy of the descriptor, and the lock (flock's, of the open
+                // file) would stay held until that child closed it, which it
+                // cannot know to do.
+                flock(fd, LOCK_UN)
+                close(fd)
+            }
             var opened = stat()
             guard fstat(fd, &opened) == 0 else { throw failure(errno, "cannot stat", lockPath) }
             guard opened.st_mode & S_IFMT == S_IFREG, opened.st_uid == geteuid() else {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+import CKeychainKitSupport
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -90,6 +91,10 @@ package enum ForkGeneration {
     }
 
     nonisolated(unsafe) private static let handlers: Handlers = {
+        // Sections allocate and free secret memory (a file's items): the
+        // pool's lock must be taken after they are drained, so its handler
+        // is installed first and its prepare step runs last.
+        keychainkit_secret_memory_install_fork_handlers()
         let sections = UnsafeMutablePointer<pthread_rwlock_t>.allocate(capacity: 1)
         sections.initialize(to: pthread_rwlock_t())
         pthread_rwlock_init(sections, nil)

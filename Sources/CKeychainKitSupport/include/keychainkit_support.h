@@ -21,6 +21,14 @@ kk_status keychainkit_fail(kk_status status, const char *detail);
  * RLIMIT_MEMLOCK allows (secret_memory.c). */
 char *keychainkit_secret_alloc(size_t length);
 
+/* Installs the secret memory pool's fork() handlers (its lock is held
+ * across fork), once. Prepare handlers run in the reverse order of their
+ * installation: whoever installs one that waits for threads which may
+ * allocate or free secret memory meanwhile (ForkGeneration's, which waits
+ * until no Locked section runs) installs the pool's first, so that the
+ * pool's lock is taken only once those threads are done. */
+void keychainkit_secret_memory_install_fork_handlers(void);
+
 /* Overwrites `bytes` (at most 64 KiB) of the calling thread's stack below
  * the caller's frame with zeros, and on x86-64 the vector registers: what
  * the calls that read a secret left there (the decryption's and the

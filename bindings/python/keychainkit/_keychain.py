@@ -69,31 +69,32 @@ def _file_path(path: object) -> Optional[bytes]:
     return encode_name(name, "path")
 
 
-def _master_buffer(master: object) -> SecretBuffer:
-    """A copy of the master secret in a buffer of secret memory, for the
-    caller to close (wiping it) once ``kk_open_file`` has returned.
+def _secret_copy(secret: object, what: str) -> SecretBuffer:
+    """A copy of ``secret`` (``what``: "master secret", "password") in a
+    buffer of secret memory, for the caller to close (wiping it) once the C
+    call has returned.
 
     ``str`` is encoded as UTF-8 (an intermediate ``bytes`` that Python
     cannot wipe); bytes-like objects are copied straight into the buffer.
     The buffer holds at least one byte, so its address is never NULL, even
-    for an empty secret (which the library refuses with ``KK_ENOKEY``).
-    Errors neither quote the secret nor chain an exception that holds it.
+    for an empty secret. Errors neither quote the secret nor chain an
+    exception that holds it.
     """
     data: Union[bytes, memoryview]
-    if isinstance(master, str):
+    if isinstance(secret, str):
         position = -1
         try:
-            data = master.encode("utf-8")
+            data = secret.encode("utf-8")
         except UnicodeEncodeError as error:
             position = error.start
         if position >= 0:
-            raise InvalidArgument(f"the master secret is not valid Unicode text (lone surrogate at index {position})")
-    elif isinstance(master, (bytes, bytearray, memoryview)):
-        data = memoryview(master)
+            raise InvalidArgument(f"the {what} is not valid Unicode text (lone surrogate at index {position})")
+    elif isinstance(secret, (bytes, bytearray, memoryview)):
+        data = memoryview(secret)
         if not data.c_contiguous:
-            raise InvalidArgument("a memoryview master secret must be C-contiguous")
+            raise InvalidArgument(f"a memoryview {what} must be C-contiguous")
     else:
-        raise InvalidArgument(f"the master secret must be str or bytes-like, not {type(master).__name__}")
+        raise InvalidArgument(f"the {what} must be str or bytes-like, not {type(secret).__name__}")
     return SecretBuffer(data)
 
 
@@ -376,7 +377,7 @@ class Keychain(MutableMapping[str, str]):
             options.master_source = _ffi.MASTER_SOURCES["portal"]
         buffer: Optional[SecretBuffer] = None
         if master is not None:
-            buffer = _master_buffer(master)
+            buffer = _secret_copy(master, "master secret")
             options.master_source = _ffi.MASTER_SOURCES["secret"]
             options.master = buffer.array
             options.master_len = buffer.length
@@ -503,7 +504,7 @@ class Keychain(MutableMapping[str, str]):
         elif password is None:
             buffer, length = None, 0
         else:
-            copy = SecretBuffer(encode_value(password))
+            copy = _secret_copy(password, "password")
             buffer, length = copy.array, copy.length
         try:
             with self._handle as pointer:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import ctypes
 import mmap
-from ctypes import Array, c_int, c_size_t, c_ubyte, c_void_p, memmove, memset
-from typing import Optional, Union
+import weakref
+from ctypes import Array, c_int, c_size_t, c_ubyte, c_void_p, memset
+from typing import Union
 
 _libc = ctypes.CDLL(None, use_errno=True)
 for _name, _arguments in {
@@ -29,34 +30,34 @@ _MAP_FAILED = ctypes.c_void_p(-1).value
 _MADV_DONTDUMP = getattr(mmap, "MADV_DONTDUMP", 16)
 
 
+def _release(address: int, size: int) -> None:
+    memset(address, 0, size)
+    _libc.munmap(address, size)  # also unlocks it
+
+
 class SecretBuffer:
     """A copy of ``data`` (``length`` bytes, at least one byte mapped so
     that the address is never NULL) in memory of its own; ``array`` is the
-    ctypes view to pass to C."""
+    ctypes view to pass to C, valid until :meth:`close` (or until the
+    buffer is collected, which closes it too)."""
 
     def __init__(self, data: Union[bytes, memoryview]) -> None:
-        self.length = len(data) if isinstance(data, bytes) else data.nbytes
+        source = memoryview(data).cast("B")
+        self.length = source.nbytes
         self._size = max(self.length, 1)
         address = _libc.mmap(None, self._size, mmap.PROT_READ | mmap.PROT_WRITE,
                              mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0)
         if address is None or address == _MAP_FAILED:
             raise MemoryError("no memory for a secret")
-        self._address: Optional[int] = address
+        self._close = weakref.finalize(self, _release, address, self._size)
         _libc.madvise(address, self._size, _MADV_DONTDUMP)
         _libc.mlock(address, self._size)  # best effort: the limit may not allow it
         self.array: "Array[c_ubyte]" = (c_ubyte * self._size).from_address(address)
-        if isinstance(data, bytes):
-            memmove(self.array, data, self.length)
-        elif self.length:
-            self.array[: self.length] = data.cast("B")  # byte by byte: no copy in between
+        memoryview(self.array).cast("B")[: self.length] = source  # one copy, in C
 
     def close(self) -> None:
         """Wipes the copy and gives its memory back; idempotent."""
-        if self._address is not None:
-            memset(self._address, 0, self._size)
-            _libc.munmap(self._address, self._size)  # also unlocks it
-            self._address = None
-            del self.array
+        self._close()
 
     def __repr__(self) -> str:
         return f"<SecretBuffer of {self.length} bytes>"
