@@ -87,6 +87,19 @@ def test_memory_is_locked_where_the_system_allows_it(bus):
         assert limited.stop() == 0
 
 
+# ---- its directory -----------------------------------------------------------
+
+def test_a_directory_that_is_not_utf8_is_refused_not_changed(bus, tmp_path):
+    """Decoding such bytes would name another directory (U+FFFD)."""
+    odd = os.fsencode(tmp_path) + b"/keyrings\xff"
+    given = subprocess.run([os.fsencode(KEYCHAINKITD), b"--data-dir", odd], env=bus.env, capture_output=True, timeout=30)
+    assert given.returncode == 2 and b"argument 2 is not valid UTF-8" in given.stderr
+    env = {**bus.env, "XDG_DATA_HOME": odd}
+    default = subprocess.run([KEYCHAINKITD], env=env, capture_output=True, timeout=30)
+    assert default.returncode == 2 and b"XDG_DATA_HOME is not valid UTF-8: give --data-dir" in default.stderr
+    assert not [path for path in tmp_path.rglob("*") if "\ufffd" in path.name]  # nothing of a repaired name
+
+
 # ---- the name --------------------------------------------------------------
 
 def test_a_second_daemon_refuses_the_name_and_replace_takes_it(daemon):

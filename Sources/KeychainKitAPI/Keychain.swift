@@ -69,7 +69,8 @@ where Interface: KeychainInterfaceProtocol {
     /// A stored value that is not valid UTF-8 reads as absent; the next write
     /// replaces it. Use ``data(forKey:)`` to read it as bytes.
     public func value(forKey key: KeychainAttributes) throws(KeychainError) -> String? {
-        guard let bytes = try data(forKey: key) else { return nil }
+        guard var bytes = try data(forKey: key) else { return nil }
+        defer { bytes.wipe() }
         return String(validating: bytes, as: UTF8.self)
     }
 

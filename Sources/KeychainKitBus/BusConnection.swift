@@ -363,7 +363,8 @@ private func sessionBusAddress() -> String? {
     if let address = getenv("DBUS_SESSION_BUS_ADDRESS"), address.pointee != 0 { return String(cString: address) }
     guard let runtime = getenv("XDG_RUNTIME_DIR"), runtime.pointee != 0 else { return nil }
     var escaped = "unix:path="
-    for byte in (String(cString: runtime) + "/bus").utf8 {
+    // The directory's bytes as they are (escaped below), never decoded.
+    for byte in Array(UnsafeRawBufferPointer(start: runtime, count: strlen(runtime))) + Array("/bus".utf8) {
         let plain = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
             || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || "-_/.\\".utf8.contains(byte)
         if plain {

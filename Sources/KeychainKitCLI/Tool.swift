@@ -58,7 +58,7 @@ func runTool() -> Never {
         // they are.
         let raw = UnsafeBufferPointer(start: CommandLine.unsafeArgv, count: Int(CommandLine.argc)).dropFirst()
         let checked = if case .run = invocation.command { raw.prefix { $0.map { strcmp($0, "--") != 0 } ?? false } } else { raw[...] }
-        if let bad = checked.firstIndex(where: { $0.flatMap { String(validatingCString: $0) } == nil }) {
+        if let bad = firstArgumentNotUTF8(in: checked) {
             throw CLIFailure(.usage, "argument \(bad) is not valid UTF-8")
         }
         if runAsGitHelper, case .help = invocation.command {

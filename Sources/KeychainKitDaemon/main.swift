@@ -4,6 +4,7 @@ import CKeychainKitSupport
 import KeychainKitBus
 import KeychainKitFileStore
 import KeychainKitSecretService
+import KeychainKitSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,6 +21,12 @@ nonisolated(unsafe) var stopPipe: [Int32] = [-1, -1]
 
 func run() -> Int32 {
     let options: DaemonOptions
+    // Repaired arguments (U+FFFD) would name another directory: refused.
+    let argv = UnsafeBufferPointer(start: CommandLine.unsafeArgv, count: Int(CommandLine.argc))
+    if let bad = firstArgumentNotUTF8(in: argv[1...]) {
+        complain("argument \(bad) is not valid UTF-8\n\(DaemonOptions.usage)")
+        return 2
+    }
     do throws(DaemonOptions.UsageError) {
         switch try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst())) {
         case let .run(parsed): options = parsed

@@ -140,10 +140,8 @@ enum SaveWindow {
     /// Runs `body` on the burst, shared through the file when it can be,
     /// else this process's, and keeps what `body` leaves.
     private static func withBurst(_ body: (inout Burst) -> UInt64) -> UInt64 {
-        guard let runtime = getenv("XDG_RUNTIME_DIR"), runtime.pointee == UInt8(ascii: "/") else {
-            return local.withLock(body)
-        }
-        let path = String(cString: runtime) + "/keychainkit-keepassxc-burst"
+        guard let runtime = try? EnvironmentText.absolutePath("XDG_RUNTIME_DIR") else { return local.withLock(body) }
+        let path = runtime + "/keychainkit-keepassxc-burst"
         let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o600)
         guard descriptor >= 0 else { return local.withLock(body) }
         defer { close(descriptor) }

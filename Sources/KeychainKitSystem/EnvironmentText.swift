@@ -16,6 +16,14 @@ package struct NotUTF8: Error {
     package var description: String { "\(name) is not valid UTF-8" }
 }
 
+/// The first of `arguments` (`argv`'s, as `CommandLine.unsafeArgv` gives
+/// them) that is not valid UTF-8, by its index in `argv`; `nil` when all
+/// are. Swift's `CommandLine.arguments` repairs such bytes (U+FFFD), so a
+/// name typed would become another: tools refuse it instead.
+package func firstArgumentNotUTF8(in arguments: Slice<UnsafeBufferPointer<UnsafeMutablePointer<CChar>?>>) -> Int? {
+    arguments.firstIndex { $0.flatMap { String(validatingCString: $0) } == nil }
+}
+
 /// Reads the environment without changing its bytes.
 package enum EnvironmentText {
 
