@@ -118,12 +118,11 @@
  *   before release, and those calls overwrite the stack they used (32 KiB)
  *   and, on x86-64, the vector registers before returning. A file handle
  *   keeps its decrypted items' secrets, the master secret and the file's
- *   key in the same memory while open (each item's plaintext passes
- *   through ordinary memory only while it is sealed or opened, and is
- *   wiped then). Not covered: an in-memory handle's values, and a
- *   Secret Service session's expanded AES key (libgcrypt's), are ordinary
- *   memory; the caller's buffers passed to kk_set() are the caller's to
- *   wipe.
+ *   key in the same memory while open; the copies a read, a write, a seal
+ *   or an open makes on the way are ordinary memory, wiped after. Not
+ *   covered: an in-memory handle's values, and a Secret Service session's
+ *   expanded AES key (libgcrypt's), are ordinary memory; the caller's
+ *   buffers passed to kk_set() are the caller's to wipe.
  *
  * Link with `pkg-config --cflags --libs keychainkit`.
  */
