@@ -118,7 +118,7 @@ final class ReplyScript: @unchecked Sendable {
             let element = Self.firstCompleteType(type.dropFirst())
             if element == "y" {  // a secret's bytes, a parameter, a public key
                 let value = bytes(atMost: pick([48, 128, 16]))
-                if let item { served.secrets.append((item, value)) }
+                if let item { served.secrets.append((item, value, served.answeredKeyExchange)) }
                 return value.withUnsafeBytes { sd_bus_message_append_array(message, CChar(UInt8(ascii: "y")), $0.baseAddress, $0.count) } >= 0
             }
             if element == "{ss}" {  // attributes
@@ -224,8 +224,10 @@ final class ReplyScript: @unchecked Sendable {
 final class Served: @unchecked Sendable {
     /// Every set of attributes served for an item, by its path.
     var attributes: [String: [[String: String]]] = [:]
-    /// Every secret served, with the path of the item it was served for.
-    var secrets: [(String, [UInt8])] = []
+    /// Every secret served, with the path of the item it was served for,
+    /// and whether it was served encrypted (under a key exchange the
+    /// script answered).
+    var secrets: [(path: String, bytes: [UInt8], encrypted: Bool)] = []
     /// Whether the script answered the key exchange with a key of its own
     /// bytes. Its secrets are then ciphertext under a key it cannot know:
     /// the client's decryption of one passes the padding check about once
