@@ -49,12 +49,17 @@ let package = Package(
         .target(
             name: "CKeychainKitKernel"
         ),
+        // Memory for secrets (out of core dumps, locked where allowed), the
+        // stack's burning, new files closed on exec: C with no other part.
+        .target(
+            name: "CKeychainKitMemory"
+        ),
         // What every layer stands on: the monotonic clock's deadlines, open
         // files' identities, locks, secret bytes and their wiping, secret
         // memory, the AES key. No Foundation.
         .target(
             name: "KeychainKitSystem",
-            dependencies: ["CKeychainKitCrypto", "CKeychainKitSupport"]
+            dependencies: ["CKeychainKitCrypto", "CKeychainKitMemory"]
         ),
         // The bus: sd-bus connections, messages, pipelined calls, signals
         // and their senders, the names of D-Bus itself, BusFailure. Knows
@@ -112,9 +117,10 @@ let package = Package(
             dependencies: ["KeychainKitAPI"]
         ),
         // C parts of the C ABI: status strings, the thread-local error
-        // message, secret buffers, the version.
+        // message, kk_secret_free, the version.
         .target(
-            name: "CKeychainKitSupport"
+            name: "CKeychainKitSupport",
+            dependencies: ["CKeychainKitMemory"]
         ),
         // The one mapping of the core's errors to kk_status, and
         // kk_status_string: shared by the C exports and the tool's exit codes.
@@ -126,7 +132,7 @@ let package = Package(
         // nothing more.
         .target(
             name: "KeychainKitC",
-            dependencies: ["KeychainKitAPI", "KeychainKitStatus", "CKeychainKitSupport"],
+            dependencies: ["KeychainKitAPI", "KeychainKitStatus", "CKeychainKitSupport", "CKeychainKitMemory"],
             exclude: ["exports.map"],
             linkerSettings: [
                 .unsafeFlags([

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 import CKeychainKitCrypto
-import CKeychainKitSupport
+import CKeychainKitMemory
 
 /// A 16-byte AES-128 key in secret memory (out of core dumps, as
 /// ``SecretBuffer``), erased when released: the Secret Service transfer
@@ -34,7 +34,7 @@ package final class AESKey: @unchecked Sendable {
 
     deinit {
         cipher.withLock { keychainkit_aes_cipher_free($0) }
-        kk_secret_free(UnsafeMutableRawPointer(bytes).assumingMemoryBound(to: CChar.self))  // wipes it
+        keychainkit_secret_release(UnsafeMutableRawPointer(bytes).assumingMemoryBound(to: CChar.self))  // wipes it
     }
 
     /// `body` on the key's cipher, one thread at a time; -1 when the

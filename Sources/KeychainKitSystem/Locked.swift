@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-import CKeychainKitSupport
+import CKeychainKitMemory
 import Synchronization
 #if canImport(Glibc)
 import Glibc

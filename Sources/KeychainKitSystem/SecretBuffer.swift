@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-import CKeychainKitSupport
+import CKeychainKitMemory
 
 /// A secret's bytes in the library's secret memory (`secret_memory.c`, the
 /// pool `kk_get`'s values come from): excluded from core dumps, locked out
@@ -44,7 +44,7 @@ package final class SecretBuffer: @unchecked Sendable {
     }
 
     deinit {
-        kk_secret_free(start)  // wipes it
+        keychainkit_secret_release(start)  // wipes it
     }
 
     /// `body` on the bytes, which must not escape it.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-import CKeychainKitSupport
+import CKeychainKitMemory
 
 /// A new file beside another, for writing and then renaming over it.
 package enum UniqueFile {

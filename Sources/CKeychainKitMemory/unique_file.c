@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 
-#include "keychainkit_support.h"
+#include "keychainkit_memory.h"
 
 int keychainkit_create_unique_file(char *name_template) {
     return mkostemp(name_template, O_CLOEXEC);

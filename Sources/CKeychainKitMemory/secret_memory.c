@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Secret buffers handed to C callers, in memory kept out of core dumps
- * (MADV_DONTDUMP) and out of swap (mlock) where RLIMIT_MEMLOCK allows, as
- * libsecret's secure memory is. A hidden header keeps the size, so that
- * kk_secret_free() can wipe the whole value before the block is reused, and
- * a state word, so that a double free aborts.
+/* Secret buffers (those handed to C callers, and what a handle keeps), in
+ * memory kept out of core dumps (MADV_DONTDUMP) and out of swap (mlock)
+ * where RLIMIT_MEMLOCK allows, as libsecret's secure memory is. A hidden
+ * header keeps the size, so that keychainkit_secret_release() (C callers'
+ * kk_secret_free()) can wipe the whole value before the block is reused,
+ * and a state word, so that a double free aborts.
  *
  * Blocks of up to POOL_LARGEST bytes (header included) come from chunks of
  * CHUNK_BYTES, one free list per power-of-two size; a freed block is wiped
@@ -21,7 +22,7 @@
 #include <sys/platform/x86.h>
 #endif
 
-#include "keychainkit_support.h"
+#include "keychainkit_memory.h"
 
 /* The header's size on every platform: 32 bytes, the alignment of the
  * values (x86-64's max_align_t). */
@@ -38,7 +39,7 @@ typedef union {
     unsigned char bytes[HEADER_BYTES];
 } secret_header;
 
-/* A block's state word: a pointer kk_secret_free() did not get from us, or
+/* A block's state word: a pointer released that we did not hand out, or
  * one freed twice, aborts (as glibc's free() does) instead of handing one
  * block to two callers. */
 #define LIVE ((uintptr_t)0x6b6b4c6976650000u)
@@ -140,7 +141,7 @@ char *keychainkit_secret_alloc(size_t length) {
     return value;
 }
 
-KK_API void kk_secret_free(char *value) {
+void keychainkit_secret_release(char *value) {
     if (value == NULL)
         return;
     secret_header *header = (secret_header *)value - 1;
