@@ -71,11 +71,10 @@ def open_keychain(backend: str, service: Optional[str] = None) -> Keychain:
     return Keychain(service=service)
 
 
+
 def mapping_flags(address: int) -> Optional[str]:
-    """The VmFlags of the mapping holding `address` (proc(5) smaps: ``dd``
-    is excluded from core dumps); None when nothing is mapped there."""
-    smaps = pathlib.Path("/proc/self/smaps").read_text()
-    for block in re.split(r"\n(?=[0-9a-f]+-[0-9a-f]+ )", smaps):
+    """The VmFlags (smaps; ``dd``: not dumped) of the mapping at `address`; None when unmapped."""
+    for block in re.split(r"\n(?=[0-9a-f]+-[0-9a-f]+ )", pathlib.Path("/proc/self/smaps").read_text()):
         low, high = (int(end, 16) for end in block.split(None, 1)[0].split("-"))
         if low <= address < high:
             return next(line for line in block.splitlines() if line.startswith("VmFlags:")) + " "

@@ -120,27 +120,22 @@ def test_a_master_secret_may_hold_any_bytes(path: pathlib.Path) -> None:
 def test_the_master_buffer_is_out_of_core_dumps_and_gone_once_the_library_took_it(
     path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, master: Any
 ) -> None:
-    real = _ffi.kk_open_file
-    seen: List[Any] = []
+    real, seen = _ffi.kk_open_file, []
 
     def spy(options: Any, out: Any) -> int:
-        structure = options._obj  # byref(options): the kk_file_options
-        address = ctypes.cast(structure.master, ctypes.c_void_p).value
-        seen.append((structure, address, mapping_flags(address), ctypes.string_at(address, structure.master_len)))
+        address = ctypes.cast((given := options._obj).master, ctypes.c_void_p).value  # byref(options)._obj
+        seen.append((given, address, " dd " in (mapping_flags(address) or ""), ctypes.string_at(address, given.master_len)))
         return int(real(options, out))
 
     monkeypatch.setattr(_ffi, "kk_open_file", spy)
     with Keychain.file(path, master=master) as kc:
         kc["A"] = "v"
-    gone = [mapping_flags(address) is None for _, address, _, _ in seen]
+    assert mapping_flags(seen[0][1]) is None  # wiped and unmapped when the open returned
     with pytest.raises(WrongMasterKey):
         Keychain.file(path, master=MASTER + "-wrong")
-    gone.append(mapping_flags(seen[-1][1]) is None)
-    assert [passed for _, _, _, passed in seen] == [MASTER.encode(), MASTER.encode() + b"-wrong"]
-    for structure, _, flags, _ in seen:
-        assert flags is not None and " dd " in flags, flags  # excluded from core dumps
-        assert not structure.master  # the options no longer point at it
-    assert gone == [True, True]  # wiped and unmapped when the open returned
+    assert mapping_flags(seen[1][1]) is None
+    assert [(excluded, passed, bool(given.master)) for given, _, excluded, passed in seen] == [
+        (True, MASTER.encode(), False), (True, MASTER.encode() + b"-wrong", False)]  # out of dumps; not pointed at after
 
 
 @pytest.mark.parametrize("options,source,flags", [
