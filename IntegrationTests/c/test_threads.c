@@ -269,10 +269,12 @@ static int written_name(const char *account)
            (account[3] - '0') * 10 + (account[4] - '0') < LIST_WRITES;
 }
 
+/* Lists at least once, also when the writers are done before this thread
+ * first runs (a loaded machine: the check of l.listings failed then). */
 static void *list_until_done(void *arg)
 {
     lister *l = arg;
-    while (!atomic_load(&l->done)) {
+    do {
         char **accounts = NULL;
         size_t count = 0;
         kk_status status = kk_list(l->kc, l->service, &accounts, &count);
@@ -286,7 +288,7 @@ static void *list_until_done(void *arg)
             if (i > 0 && strcmp(accounts[i - 1], accounts[i]) >= 0) l->unsorted++;
         }
         kk_list_free(accounts);
-    }
+    } while (!atomic_load(&l->done));
     return NULL;
 }
 
