@@ -47,7 +47,8 @@ cli=${KEYCHAINKIT_CLI:-}
 
 # ---- build -------------------------------------------------------------------
 # -fno-builtin-free: our free() is an ordinary function to the compiler.
-# GIO: not for the library (its transport is sd-bus), but
+# libgcrypt: the test's own derivation of a keyring file's key
+# (test_core_dumps.c). GIO: not for the library (its transport is sd-bus), but
 # for the tests' own D-Bus access to the keyring, bypassing the library
 # (kt_secret_service.c, test_item_metadata.c).
 runner="$out/kk_hygiene_tests"
@@ -55,7 +56,7 @@ runner="$out/kk_hygiene_tests"
 if ! gcc -std=c11 -Wall -Wextra -Werror -pthread -O1 -g -fno-builtin-free -fno-builtin-realloc \
     -I"$root/include" -I"$cdir" -o "$runner" \
     "$cdir/kk_test.c" "$cdir/kt_keychain.c" "$cdir/kt_secret_service.c" "$here"/*.c \
-    $(pkg-config --cflags --libs gio-2.0) \
+    $(pkg-config --cflags --libs gio-2.0 libgcrypt) \
     -L"$libdir" -lkeychainkit -Wl,-rpath,"$libdir" 2>"$out/build.log"; then
     sed 's/^/    /' "$out/build.log"
     fail "build the hygiene runner"

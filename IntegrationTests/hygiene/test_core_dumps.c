@@ -14,12 +14,15 @@
  * proves nothing. On the Secret Service, where the library keeps no value of
  * its own, and on the file store, which keeps its decrypted items and the
  * master secret in the same memory while a handle is open: the core holds
- * neither (the memory backend keeps its values in ordinary memory).
+ * neither, nor the file's key (the memory backend keeps its values in
+ * ordinary memory).
  */
 #include "kt_keychain.h"
 #include "markers.h"
 
 #include <dirent.h>
+#include <gcrypt.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +74,30 @@ static kk_status open_own(int go, const char *path, kk_keychain **own)
     kk_status status = kk_open_file(&options, own);
     explicit_bzero(master, sizeof master);
     return status;
+}
+
+/** Derives the key of the keyring file at `path` from `master` into `key`
+ *  (16 bytes), as libsecret does: PBKDF2-HMAC-SHA256 over the salt and
+ *  rounds the file's header gives (`(u salt_len, ay salt, u rounds, ...)`
+ *  after the 18 bytes of magic and version, little-endian); 0 on success.
+ *  The first 16 bytes of AES's expanded key are the key itself, so a search
+ *  for it finds libgcrypt's key schedule too. */
+static int derive_file_key(const char *path, const char *master, unsigned char key[16])
+{
+    if (gcry_check_version(NULL) == NULL) return -1;
+    unsigned char header[18 + 4 + 256 + 8];
+    FILE *file = fopen(path, "rb");
+    size_t got = file ? fread(header, 1, sizeof header, file) : 0;
+    if (file) fclose(file);
+    if (got < 18 + 4) return -1;
+    const unsigned char *body = header + 18;
+    uint32_t salt_length = body[0] | body[1] << 8 | body[2] << 16 | (uint32_t)body[3] << 24;
+    size_t rounds_at = (4 + salt_length + 3) / 4 * 4;
+    if (salt_length == 0 || 18 + rounds_at + 4 > got) return -1;
+    const unsigned char *r = body + rounds_at;
+    unsigned long rounds = r[0] | r[1] << 8 | r[2] << 16 | (unsigned long)r[3] << 24;
+    return gcry_kdf_derive(master, strlen(master), GCRY_KDF_PBKDF2, GCRY_MD_SHA256, body + 4, salt_length, rounds,
+                           16, key) == 0 ? 0 : -1;
 }
 
 /** Whether `core` holds the NUL-terminated `text`. */
@@ -133,7 +160,14 @@ static int core_holds_the_value(kk_keychain *kc, int copy_to_heap)
             char *core = read_core(directory, &size);
             if (CHECK(core != NULL && size > 0)) {
                 result = holds(core, size, marker);
-                if (file) kt_check(!holds(core, size, master), __FILE__, __LINE__, "the core holds no master secret");
+                unsigned char key[16];
+                if (file) {
+                    kt_check(!holds(core, size, master), __FILE__, __LINE__, "the core holds no master secret");
+                    if (CHECK(derive_file_key(path, master, key) == 0))
+                        kt_check(memmem(core, size, key, sizeof key) == NULL, __FILE__, __LINE__,
+                                 "the core holds no key of the file, nor its expanded form");
+                    explicit_bzero(key, sizeof key);
+                }
             }
             free(core);
         }
