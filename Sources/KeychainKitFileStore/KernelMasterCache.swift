@@ -35,7 +35,7 @@ enum KernelMasterCache {
 
     /// Caches `master` for the file at `path` (best effort).
     static func store(_ master: MasterSecret, for path: String) {
-        var bytes = (try? master.withBytes { Array($0) }) ?? []
+        guard var bytes = try? master.withBytes({ Array($0) }) else { return }
         defer { bytes.wipe() }
         try? keyring.insertItem(key(for: path), value: bytes)
     }

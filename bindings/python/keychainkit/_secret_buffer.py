@@ -26,8 +26,6 @@ for _name, _arguments in {
     getattr(_libc, _name).restype = c_void_p if _name == "mmap" else c_int
 
 _MAP_FAILED = ctypes.c_void_p(-1).value
-# Linux's value on every architecture; Python names it from 3.8 on.
-_MADV_DONTDUMP = getattr(mmap, "MADV_DONTDUMP", 16)
 
 
 def _release(address: int, size: int) -> None:
@@ -50,7 +48,7 @@ class SecretBuffer:
         if address is None or address == _MAP_FAILED:
             raise MemoryError("no memory for a secret")
         self._close = weakref.finalize(self, _release, address, self._size)
-        _libc.madvise(address, self._size, _MADV_DONTDUMP)
+        _libc.madvise(address, self._size, mmap.MADV_DONTDUMP)
         _libc.mlock(address, self._size)  # best effort: the limit may not allow it
         self.array: "Array[c_ubyte]" = (c_ubyte * self._size).from_address(address)
         memoryview(self.array).cast("B")[: self.length] = source  # one copy, in C
