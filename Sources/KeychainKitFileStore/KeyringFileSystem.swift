@@ -171,7 +171,7 @@ enum KeyringFileSystem {
     ) throws(FileStoreError) -> R {
         try makeDirectory(of: path)
         let lockPath = path + ".lock"
-        var waited = 0, pause = 1
+        var waited = 0
         while true {
             // Never through a link another user planted: the lock would
             // create or lock a file of their choosing.
@@ -180,14 +180,7 @@ enum KeyringFileSystem {
                 if errno == ELOOP { throw FileStoreError(.missingEntitlement, "\(lockPath) is a symbolic link, not a lock file; remove it") }
                 throw failure(errno, "cannot open the lock", lockPath)
             }
-            defer {
-                // Unlocked before the close: a child fork()ed meanwhile holds
-                // a copy of the descriptor, and the lock (flock's, of the open
-                // file) would stay held until that child closed it, which it
-                // cannot know to do.
-                flock(fd, LOCK_UN)
-                close(fd)
-            }
+            defer { FileLock.close(fd) }
             var opened = stat()
             guard fstat(fd, &opened) == 0 else { throw failure(errno, "cannot stat", lockPath) }
             guard opened.st_mode & S_IFMT == S_IFREG, opened.st_uid == geteuid() else {
@@ -195,15 +188,12 @@ enum KeyringFileSystem {
                     .missingEntitlement,
                     "\(lockPath) is not a regular file of this user's (uid \(opened.st_uid)), so not a lock of ours; remove it")
             }
-            while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-                guard errno == EWOULDBLOCK || errno == EINTR else { throw failure(errno, "cannot lock", lockPath) }
-                guard waited < timeout else {
-                    throw FileStoreError(
-                        .unknownError(code: EWOULDBLOCK, message: "another process held \(lockPath) for more than \(timeout) ms"))
-                }
-                usleep(UInt32(pause * 1000))
-                waited += pause
-                pause = min(2 * pause, 20)
+            switch FileLock.lock(fd, within: timeout, waited: &waited) {
+            case 0: break
+            case EWOULDBLOCK:
+                throw FileStoreError(
+                    .unknownError(code: EWOULDBLOCK, message: "another process held \(lockPath) for more than \(timeout) ms"))
+            case let error: throw failure(error, "cannot lock", lockPath)
             }
             // A lock file removed (or replaced) meanwhile locks nobody out:
             // lock the one at the path.

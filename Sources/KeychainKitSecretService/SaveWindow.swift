@@ -144,10 +144,12 @@ enum SaveWindow {
         let path = runtime + "/keychainkit-keepassxc-burst"
         let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o600)
         guard descriptor >= 0 else { return local.withLock(body) }
-        defer { close(descriptor) }
-        var status = stat()
+        defer { FileLock.close(descriptor) }
+        var status = stat(), waited = 0
+        // Held for a read and a write: a second's wait means a holder that
+        // stopped, and this process's own burst serves instead.
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == getuid(),
-              flock(descriptor, LOCK_EX) == 0
+              FileLock.lock(descriptor, within: 1000, waited: &waited) == 0
         else { return local.withLock(body) }
         var words: (UInt64, UInt64) = (0, 0)
         let size = MemoryLayout<(UInt64, UInt64)>.size
